@@ -1,0 +1,15 @@
+package dev.kgpu.discovery;
+
+import io.quarkus.test.junit.QuarkusTest;
+import org.junit.jupiter.api.Test;
+
+import static io.restassured.RestAssured.given;
+
+@QuarkusTest
+class HealthEndpointTest {
+
+    @Test
+    void livenessAnswersUp() {
+        given().when().get("/q/health/live").then().statusCode(200);
+    }
+}

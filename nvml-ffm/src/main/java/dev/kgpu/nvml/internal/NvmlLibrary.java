@@ -1,0 +1,96 @@
+package dev.kgpu.nvml.internal;
+
+import dev.kgpu.nvml.NvmlException;
+import dev.kgpu.nvml.NvmlOptions;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.SymbolLookup;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The process-wide {@code libnvidia-ml.so.1}, opened once with {@link SymbolLookup#libraryLookup(Path, Arena)}
+ * in the global arena. It is never unloaded: the generated bindings cache downcall handles whose addresses
+ * point into it.
+ *
+ * <p>Thread-safety: {@link #load} and {@link #symbols} are synchronised.
+ */
+public final class NvmlLibrary {
+
+    private static Loaded loaded;
+
+    private NvmlLibrary() {
+    }
+
+    /** The path and symbols of the loaded library. */
+    public record Loaded(Path path, SymbolLookup symbols) {
+    }
+
+    /**
+     * Loads the library the options name, or returns the one already loaded when it is the same file.
+     *
+     * @throws NvmlException.LibraryNotFound naming every path tried, when none loads, or when another
+     *                                       library file is already loaded in this process
+     */
+    public static synchronized Loaded load(NvmlOptions options) {
+        List<Path> candidates = candidates(options);
+        if (loaded != null) {
+            if (options.library().isEmpty() || sameFile(loaded.path(), options.library().get())) {
+                return loaded;
+            }
+            throw new NvmlException.LibraryNotFound(List.of(options.library().get().toString()),
+                    new IllegalStateException("this process already loaded NVML from " + loaded.path()
+                            + "; a process can load only one libnvidia-ml.so.1"));
+        }
+        List<String> tried = new ArrayList<>();
+        IllegalArgumentException failure = null;
+        for (Path candidate : candidates) {
+            tried.add(candidate.toString());
+            if (!candidate.isAbsolute() || Files.isRegularFile(candidate)) {
+                try {
+                    loaded = new Loaded(candidate, SymbolLookup.libraryLookup(candidate, Arena.global()));
+                    return loaded;
+                } catch (IllegalArgumentException e) {
+                    if (failure == null) {
+                        failure = e;
+                    } else {
+                        failure.addSuppressed(e);
+                    }
+                }
+            }
+            if (options.library().isPresent()) {
+                break; // an explicit library wins: never fall back to another one silently
+            }
+        }
+        throw new NvmlException.LibraryNotFound(tried, failure);
+    }
+
+    /** Where {@link #load} looks, in order: the explicit file, the driver root's folders, the system loader. */
+    static List<Path> candidates(NvmlOptions options) {
+        List<Path> paths = new ArrayList<>();
+        options.library().ifPresent(paths::add);
+        for (String folder : NvmlOptions.LIBRARY_FOLDERS) {
+            paths.add(options.driverRoot().resolve(folder).resolve(NvmlOptions.LIBRARY_NAME));
+        }
+        paths.add(Path.of(NvmlOptions.LIBRARY_NAME)); // a bare name: dlopen searches the system loader's path
+        return paths;
+    }
+
+    /** Symbols of the loaded library, for the generated bindings. */
+    public static synchronized SymbolLookup symbols() {
+        if (loaded == null) {
+            throw new IllegalStateException("NVML bindings were used before NvmlLibrary.load opened libnvidia-ml.so.1");
+        }
+        return loaded.symbols();
+    }
+
+    private static boolean sameFile(Path a, Path b) {
+        try {
+            return Files.isSameFile(a, b);
+        } catch (java.io.IOException e) {
+            return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
+        }
+    }
+}
