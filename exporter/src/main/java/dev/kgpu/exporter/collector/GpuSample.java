@@ -1,0 +1,86 @@
+package dev.kgpu.exporter.collector;
+
+import dev.kgpu.exporter.metrics.Entity;
+import dev.kgpu.nvml.Brand;
+import dev.kgpu.nvml.GpmMetrics;
+import dev.kgpu.nvml.GpuTelemetry;
+import dev.kgpu.nvml.NvLinkErrorTotals;
+import dev.kgpu.nvml.PerfPolicy;
+import dev.kgpu.nvml.VgpuLicenseState;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * What NVML said about one GPU in one collection: plain values only, so collectors never touch NVML.
+ * A value NVML does not support on this GPU, or that no collector asked for, is empty.
+ *
+ * @param gpu           the GPU as an entity (index, UUID, bus id, model)
+ * @param brand         NVML's brand
+ * @param serial        board serial number
+ * @param vbiosVersion  VBIOS version
+ * @param inforomImage  InfoROM image version
+ * @param telemetry     the frequently sampled values; empty when the read failed
+ * @param gpmSupported  whether the GPU has GPM (Hopper and later)
+ * @param gpm           GPM metrics over the last interval (empty on the first collection and without GPM)
+ * @param ecc           ECC totals
+ * @param retiredSbe    pages retired for multiple single-bit errors
+ * @param retiredDbe    pages retired for a double-bit error
+ * @param retiredPending whether retired pages wait for a reboot
+ * @param violationsNs  clock-violation time per policy, in nanoseconds
+ * @param nvLinkErrors  NVLink error totals
+ * @param vgpuLicense   vGPU guest licence state
+ * @param gpuInstances  GPU instances, non-empty when MIG is on
+ */
+public record GpuSample(
+        Entity gpu,
+        Brand brand,
+        Optional<String> serial,
+        Optional<String> vbiosVersion,
+        Optional<String> inforomImage,
+        Optional<GpuTelemetry> telemetry,
+        boolean gpmSupported,
+        Optional<GpmMetrics> gpm,
+        Optional<EccTotals> ecc,
+        OptionalLong retiredSbe,
+        OptionalLong retiredDbe,
+        Optional<Boolean> retiredPending,
+        Map<PerfPolicy, Long> violationsNs,
+        Optional<NvLinkErrorTotals> nvLinkErrors,
+        Optional<VgpuLicenseState> vgpuLicense,
+        List<GpuInstanceSample> gpuInstances) {
+
+    public GpuSample {
+        violationsNs = Map.copyOf(violationsNs);
+        gpuInstances = List.copyOf(gpuInstances);
+    }
+
+    /** Whether the GPU is watched as its GPU instances (MIG on with at least one instance). */
+    public boolean migEnabled() {
+        return !gpuInstances.isEmpty();
+    }
+
+    /** The entities this GPU's series are about: its GPU instances when MIG is on, else the GPU. */
+    public List<Entity> entities() {
+        if (gpuInstances.isEmpty()) {
+            return List.of(gpu);
+        }
+        return gpuInstances.stream().map(i -> gpu.instance(i.id(), i.profile())).toList();
+    }
+
+    /** A sample with identity only, as when every read failed. */
+    public static GpuSample identityOnly(Entity gpu, Brand brand) {
+        return new GpuSample(gpu, brand, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+                false, Optional.empty(), Optional.empty(), OptionalLong.empty(), OptionalLong.empty(),
+                Optional.empty(), Map.of(), Optional.empty(), Optional.empty(), List.of());
+    }
+
+    /**
+     * ECC error totals (each empty where ECC is off or unsupported).
+     */
+    public record EccTotals(OptionalLong sbeVolatile, OptionalLong dbeVolatile, OptionalLong sbeAggregate,
+                            OptionalLong dbeAggregate) {
+    }
+}

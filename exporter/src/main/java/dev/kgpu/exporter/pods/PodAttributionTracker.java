@@ -1,0 +1,105 @@
+package dev.kgpu.exporter.pods;
+
+import dev.kgpu.exporter.config.GpuIdType;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Keeps the pod attribution current: asks the kubelet once per collection, and when that fails keeps the
+ * last mapping it got, saying so once per run of failures. When the kubelet rate-limits the call
+ * ({@code ResourceExhausted}) it backs off (1 s, doubling to at most 60 s) before asking again.
+ *
+ * <p>Not thread-safe: the collection thread owns it.
+ */
+public final class PodAttributionTracker {
+
+    private static final Logger LOG = Logger.getLogger(PodAttributionTracker.class);
+    static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(60);
+
+    /** How one refresh went, for the exporter's own metrics. */
+    public enum Outcome { OK, SOCKET_MISSING, RATE_LIMITED, UNAVAILABLE, FAILED, BACKING_OFF }
+
+    private final PodResourcesSource source;
+    private final Set<String> extraResourceNames;
+    private final GpuIdType idType;
+    private final boolean virtualGpus;
+    private final InstantSource clock;
+    private final Consumer<Outcome> outcomes;
+
+    private DeviceAttribution current = DeviceAttribution.none();
+    private Instant currentSince;
+    private boolean failing;
+    private Duration backoff = Duration.ZERO;
+    private Instant nextAttempt = Instant.MIN;
+
+    public PodAttributionTracker(PodResourcesSource source, Set<String> extraResourceNames, GpuIdType idType,
+                                 boolean virtualGpus, InstantSource clock, Consumer<Outcome> outcomes) {
+        this.source = source;
+        this.extraResourceNames = Set.copyOf(extraResourceNames);
+        this.idType = idType;
+        this.virtualGpus = virtualGpus;
+        this.clock = clock;
+        this.outcomes = outcomes;
+    }
+
+    /** Asks the kubelet (unless backing off) and returns the attribution to use for this collection. */
+    public DeviceAttribution refresh(MigInstanceLookup migs) {
+        Instant now = clock.instant();
+        if (now.isBefore(nextAttempt)) {
+            outcomes.accept(Outcome.BACKING_OFF);
+            return current;
+        }
+        try {
+            List<ContainerDevices> devices = source.list();
+            current = DeviceAttribution.from(devices, extraResourceNames, idType, virtualGpus, migs);
+            currentSince = now;
+            backoff = Duration.ZERO;
+            nextAttempt = Instant.MIN;
+            if (failing) {
+                LOG.infof("the kubelet's pod resources answer again; pod labels are current");
+                failing = false;
+            }
+            outcomes.accept(Outcome.OK);
+        } catch (PodResourcesException e) {
+            Outcome outcome = switch (e) {
+                case PodResourcesException.SocketMissing m -> Outcome.SOCKET_MISSING;
+                case PodResourcesException.RateLimited r -> Outcome.RATE_LIMITED;
+                case PodResourcesException.Unavailable u -> Outcome.UNAVAILABLE;
+                case PodResourcesException.Failed f -> Outcome.FAILED;
+            };
+            if (outcome == Outcome.RATE_LIMITED) {
+                backoff = backoff.isZero() ? FIRST_BACKOFF : min(backoff.multipliedBy(2), MAX_BACKOFF);
+                nextAttempt = now.plus(backoff);
+            }
+            if (!failing) {
+                failing = true;
+                LOG.warnf("could not list the kubelet's pod resources (%s); %s until it answers again",
+                        e.getMessage(), currentSince == null ? "series carry no pod labels"
+                                : "keeping the pod labels listed at " + currentSince);
+            }
+            outcomes.accept(outcome);
+        }
+        return current;
+    }
+
+    /** The attribution the last refresh returned. */
+    public DeviceAttribution current() {
+        return current;
+    }
+
+    /** Whether the last attempt failed (the mapping may be stale). */
+    public boolean failing() {
+        return failing;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+}
