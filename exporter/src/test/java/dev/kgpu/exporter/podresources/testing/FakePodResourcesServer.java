@@ -251,6 +251,39 @@ public final class FakePodResourcesServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Serves until the process is stopped: {@code FakePodResourcesServer <socket> [--every-gpu]}. With
+     * {@code --every-gpu} each GPU NVML reports ({@code KGPU_NVML_LIBRARY}) is given to its own pod
+     * {@code default/gpu-pod-<index>} (container {@code main}), each MIG device to
+     * {@code default/mig-pod-<index>-<n>} under {@code nvidia.com/mig-<profile>}. Used by the benchmark and
+     * handy for the simulated node.
+     */
+    public static void main(String[] args) throws InterruptedException {
+        if (args.length < 1) {
+            System.err.println("usage: FakePodResourcesServer <socket> [--every-gpu]");
+            System.exit(2);
+        }
+        FakePodResourcesServer server = start(Path.of(args[0]));
+        if (args.length > 1 && args[1].equals("--every-gpu")) {
+            try (dev.kgpu.nvml.Nvml nvml = dev.kgpu.nvml.Nvml.open()) {
+                for (dev.kgpu.nvml.GpuDevice gpu : nvml.devices()) {
+                    List<dev.kgpu.nvml.MigDevice> migs = gpu.migDevices();
+                    if (migs.isEmpty()) {
+                        server.assign("gpu-pod-" + gpu.index(), "default", "main", "nvidia.com/gpu", List.of(gpu.uuid()));
+                    }
+                    for (int n = 0; n < migs.size(); n++) {
+                        dev.kgpu.nvml.MigDevice mig = migs.get(n);
+                        server.assign("mig-pod-" + gpu.index() + "-" + n, "default", "main",
+                                "nvidia.com/mig-" + mig.profile().name(), List.of(mig.uuid()));
+                    }
+                }
+            }
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close));
+        System.out.println("serving PodResources v1 on " + server.socket());
+        Thread.currentThread().join();
+    }
+
     @Override
     public void close() {
         stop();
