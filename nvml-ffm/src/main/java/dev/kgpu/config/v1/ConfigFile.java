@@ -117,6 +117,16 @@ public record ConfigFile(String origin, Map<FileField<?>, Object> values, Resour
         return new ConfigFile(origin, decoder.values, resources, sharing, decoder.warnings);
     }
 
+    /** The file on its own, every field it does not set at its default (flags and environment ignored). */
+    public Config config() {
+        return Config.assemble(new Config.FieldValues() {
+            @Override
+            public <T> T get(FileField<T> field) {
+                return value(field).orElse(field.defaultValue());
+            }
+        }, resources, sharing);
+    }
+
     /** The value the file gives {@code field}, if it sets it. */
     @SuppressWarnings("unchecked")
     public <T> Optional<T> value(FileField<T> field) {
@@ -189,7 +199,7 @@ public record ConfigFile(String origin, Map<FileField<?>, Object> values, Resour
                 String earlier = seenAs.putIfAbsent(canonical, key);
                 if (earlier != null) {
                     fail(ValidationFailure.join(path, canonical), entry.value().render(),
-                            "must be given once, but is given as both '" + earlier + "' and '" + key + "'");
+                            "is given twice, as '" + earlier + "' and as '" + key + "'; give it once");
                     result.remove(canonical);
                     continue;
                 }
@@ -440,7 +450,7 @@ public record ConfigFile(String origin, Map<FileField<?>, Object> values, Resour
         private static String suggestion(String key, List<String> known) {
             return known.stream()
                     .filter(k -> distance(k.toLowerCase(), key.toLowerCase()) <= 2)
-                    .findFirst()
+                    .min(java.util.Comparator.comparingInt(k -> distance(k.toLowerCase(), key.toLowerCase())))
                     .map(k -> "; did you mean '" + k + "'?")
                     .orElse("");
         }
