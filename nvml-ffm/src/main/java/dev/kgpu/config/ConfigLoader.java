@@ -105,7 +105,7 @@ public final class ConfigLoader<T> {
 
     /** The {@code --help} text: each flag with its environment variables, config-file field and default. */
     public String usage() {
-        StringBuilder out = new StringBuilder("Usage: ").append(agent.name()).append(" [flags]\n")
+        StringBuilder out = new StringBuilder("Flags of ").append(agent.name()).append(":\n")
                 .append("Each flag may also be set by the environment variables shown, or by the config file field;\n")
                 .append("a flag wins over a variable, which wins over the file.\n\n");
         for (Setting<?> setting : agent.settings()) {

@@ -237,7 +237,7 @@ class FeatureDiscoveryConfigTest {
                         setting.flags().forEach(flag -> assertThat(e.getMessage()).contains("--" + flag));
                         setting.envs().forEach(env -> assertThat(e.getMessage()).contains(env));
                     }
-                    assertThat(e.getMessage()).contains("Usage: feature discovery [flags]");
+                    assertThat(e.getMessage()).contains("Flags of feature discovery:");
                 });
     }
 
