@@ -86,7 +86,10 @@ public final class ConfigLoader<T> {
         try {
             result = agent.build(resolved);
         } catch (InvalidConfigException e) {
-            sources.failAll(e.failures().stream().map(sources::attributed).toList());
+            sources.failAll(e.failures().stream()
+                    .filter(f -> !sources.hasFailed(f.property()))
+                    .map(sources::attributed)
+                    .toList());
         }
         if (!sources.failures().isEmpty()) {
             throw new InvalidConfigException(sources.failures());

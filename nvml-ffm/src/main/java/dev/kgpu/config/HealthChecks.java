@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Which XIDs mark a GPU unhealthy, from NVIDIA's environment variables {@code DP_DISABLE_HEALTHCHECKS}
@@ -51,7 +52,7 @@ public record HealthChecks(boolean allDisabled, Set<Long> disabledXids, boolean 
      *
      * @throws InvalidConfigException naming each variable with a malformed entry
      */
-    public static HealthChecks fromEnvironment(java.util.function.Function<String, String> environment) {
+    public static HealthChecks fromEnvironment(Function<String, String> environment) {
         return parse(environment.apply(DISABLE_ENV), environment.apply(ENABLE_ENV));
     }
 

@@ -299,6 +299,8 @@ class DevicePluginConfigTest {
                                 + " (MPS cannot share MIG devices by profile)",
                         "flags.mpsRoot was 'null' but it must be set (flags.mpsRoot, --mps-root or MPS_ROOT) when"
                                 + " sharing.mps shares devices; NVIDIA's Helm chart uses /run/nvidia/mps"),
+                refused("a bad MPS root is reported once, not again as missing", List.of(), Map.of("MPS_ROOT", "mps"), MPS,
+                        "MPS_ROOT was 'mps' but it must be an absolute path (or empty for none)"),
                 refused("a malformed XID", List.of(), Map.of("DP_DISABLE_HEALTHCHECKS", "48,foo"), null,
                         "DP_DISABLE_HEALTHCHECKS was '48,foo' but it must be 'all', 'xids' or a comma-separated list of XID"
                                 + " numbers, but lists 'foo'"),

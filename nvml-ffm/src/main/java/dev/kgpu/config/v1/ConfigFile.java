@@ -47,6 +47,9 @@ import java.util.function.Function;
 public record ConfigFile(String origin, Map<FileField<?>, Object> values, Resources resources, Sharing sharing,
                          List<ConfigWarning> warnings) {
 
+    /** Larger than any ConfigMap (1 MiB), small enough never to strain memory. */
+    static final long MAX_FILE_BYTES = 4L << 20;
+
     /** Top-level fields of config v1. */
     static final List<String> TOP_LEVEL = List.of("version", "flags", "resources", "sharing", "imex");
 
@@ -70,6 +73,11 @@ public record ConfigFile(String origin, Map<FileField<?>, Object> values, Resour
     public static ConfigFile read(Path path, String property) {
         String text;
         try {
+            long size = Files.size(path);
+            if (size > MAX_FILE_BYTES) {
+                throw InvalidConfigException.of(property, path, "must name a file of at most " + MAX_FILE_BYTES
+                        + " bytes (a ConfigMap holds at most 1 MiB), but it has " + size);
+            }
             text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(Files.readAllBytes(path))).toString();
         } catch (CharacterCodingException e) {
             throw InvalidConfigException.of(property, path, "must name a UTF-8 text file");

@@ -2,7 +2,6 @@ package dev.kgpu.config.v1;
 
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 /**
  * The effective configuration as indented JSON, with NVIDIA's field names and order, for the
@@ -177,11 +176,6 @@ public final class ConfigJson {
                 put(key, value);
             }
             return this;
-        }
-
-        @Override
-        public String toString() {
-            return entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", ", "{", "}"));
         }
     }
 }

@@ -33,8 +33,10 @@ final class YamlReader {
 
     /** Deeper than any real config; stops recursive anchors from looping. */
     private static final int MAX_DEPTH = 32;
-    /** NVIDIA's config lives in a ConfigMap, which is at most 1 MiB. */
-    private static final int MAX_CODE_POINTS = 1 << 20;
+    /** Implicit YAML 1.1 tags, to tell an explicit tag ({@code !!str 1}) from a resolved one; read-only once built. */
+    private static final Resolver RESOLVER = new Resolver();
+    /** As ConfigFile.MAX_FILE_BYTES: more than a ConfigMap (1 MiB) holds. */
+    private static final int MAX_CODE_POINTS = 4 << 20;
 
     private final String yaml;
     private final String origin;
@@ -116,7 +118,7 @@ final class YamlReader {
         if (scalar.getScalarStyle() != ScalarStyle.PLAIN) {
             return YamlNode.Scalar.string(text);
         }
-        Tag implicit = new Resolver().resolve(NodeId.scalar, text, true);
+        Tag implicit = RESOLVER.resolve(NodeId.scalar, text, true);
         if (!scalar.getTag().equals(implicit)) {
             // an explicit tag such as !!str or !!int
             Tag tag = scalar.getTag();

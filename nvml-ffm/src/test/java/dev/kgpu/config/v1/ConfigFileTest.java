@@ -608,6 +608,11 @@ class ConfigFileTest {
         assertThatThrownBy(() -> ConfigFile.read(missing, "--config-file"))
                 .hasMessage("invalid configuration: --config-file was '" + missing + "' but it must name a readable file"
                         + " (NoSuchFileException: " + missing + ")");
+        java.nio.file.Path huge = dir.resolve("huge.yaml");
+        java.nio.file.Files.write(huge, new byte[(int) ConfigFile.MAX_FILE_BYTES + 1]);
+        assertThatThrownBy(() -> ConfigFile.read(huge, "CONFIG_FILE"))
+                .hasMessage("invalid configuration: CONFIG_FILE was '" + huge + "' but it must name a file of at most"
+                        + " 4194304 bytes (a ConfigMap holds at most 1 MiB), but it has 4194305");
         java.nio.file.Path binary = dir.resolve("binary.yaml");
         java.nio.file.Files.write(binary, new byte[] {(byte) 0xff, (byte) 0xfe, 0});
         assertThatThrownBy(() -> ConfigFile.read(binary, "CONFIG_FILE"))
