@@ -655,8 +655,9 @@ static void test_dgx_h100_gpm(void) {
     CHECK(level == NVML_TOPOLOGY_NODE, "H100 0-2 %d", level);
     OK(nvmlGpmSampleFree(a));
     OK(nvmlGpmSampleFree(b));
-    OK(nvmlGpmSampleFree(c));
     OK(nvmlShutdown());
+    OK(nvmlGpmSampleFree(c)); /* after the last shutdown */
+    RC(nvmlGpmSampleFree(c), NVML_ERROR_INVALID_ARGUMENT);
 }
 
 static void test_mig(void) {
@@ -873,6 +874,7 @@ static void test_bad_profiles(void) {
         const char *needle2;
     } cases[] = {
         { strdup(mini("false", "-5", "40", "")), "gpus[0].memory.totalBytes was '-5'", "integer" },
+        { strdup(mini("false", "34359738368", "1e999", "")), "gpus[0].temperature.gpuC", "finite" },
         { strdup(mini("false", "34359738368", "40", ",\"temprature\":1")), "gpus[0].temprature", "not a field" },
         { strdup(mini("maybe", "34359738368", "40", "")), "line 1 column", "not valid JSON" },
         { strdup(mini("false", "34359738368", "{\"value\":40,\"min\":50,\"max\":60}", "")),
@@ -888,7 +890,7 @@ static void test_bad_profiles(void) {
         CHECK(strstr(err, path) != NULL && strstr(err, cases[k].needle1) != NULL
                   && strstr(err, cases[k].needle2) != NULL,
               "bad profile %zu: message '%s' lacks '%s' / '%s'", k, err, cases[k].needle1, cases[k].needle2);
-        if (k < 4) {
+        if (k < 5) {
             free((void *) cases[k].text);
         }
     }
