@@ -82,8 +82,8 @@ public class Exporter {
 
         Optional<PodAttributionTracker> pods = Optional.empty();
         if (settings.kubernetes()) {
-            Duration timeout = max(Duration.ofSeconds(1), min(Duration.ofSeconds(10), settings.interval()));
-            podResources = new PodResourcesClient(settings.podResourcesSocket(), timeout);
+            // dcgm-exporter's 10 s: a slow kubelet delays the next snapshot, never a scrape
+            podResources = new PodResourcesClient(settings.podResourcesSocket(), Duration.ofSeconds(10));
             pods = Optional.of(new PodAttributionTracker(podResources, new HashSet<>(settings.nvidiaResourceNames()),
                     settings.gpuIdType(), settings.virtualGpus(), clock, metrics::podResources));
         }
@@ -157,10 +157,6 @@ public class Exporter {
 
     private static Duration max(Duration a, Duration b) {
         return a.compareTo(b) >= 0 ? a : b;
-    }
-
-    private static Duration min(Duration a, Duration b) {
-        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /** The host name, read once. */

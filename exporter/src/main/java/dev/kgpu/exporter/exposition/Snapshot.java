@@ -5,39 +5,37 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.List;
-import java.util.function.Function;
 import java.util.zip.GZIPOutputStream;
 
 import dev.kgpu.exporter.metrics.MetricFamily;
 
 /**
  * One collection, rendered: the immutable bytes every scrape until the next collection is served.
- * The text form is rendered when the snapshot is made; the OpenMetrics form and the gzip-compressed forms
- * are made at most once, by the first scrape that asks for them.
+ * Both formats are rendered when the snapshot is made (Prometheus asks for OpenMetrics first, and keeping
+ * the rows for a later rendering would hold far more memory than the bytes); the gzip-compressed forms are
+ * made at most once, by the first scrape that asks for them.
  *
  * <p>Thread-safety: safe for concurrent use; the bytes handed out must not be modified.
  */
 public final class Snapshot {
 
     private static final Snapshot EMPTY = new Snapshot(Instant.EPOCH, 0, 0, new byte[0],
-            format -> format == ExpositionFormat.OPENMETRICS ? "# EOF\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII) : new byte[0]);
+            "# EOF\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
 
     private final Instant collectedAt;
     private final int families;
     private final int series;
     private final byte[] text;
-    private final Function<ExpositionFormat, byte[]> renderer;
-    private volatile byte[] openMetrics;
+    private final byte[] openMetrics;
     private volatile byte[] textGzip;
     private volatile byte[] openMetricsGzip;
 
-    private Snapshot(Instant collectedAt, int families, int series, byte[] text,
-                     Function<ExpositionFormat, byte[]> renderer) {
+    private Snapshot(Instant collectedAt, int families, int series, byte[] text, byte[] openMetrics) {
         this.collectedAt = collectedAt;
         this.families = families;
         this.series = series;
         this.text = text;
-        this.renderer = renderer;
+        this.openMetrics = openMetrics;
     }
 
     /** What is served before the first collection: no series. */
@@ -46,10 +44,9 @@ public final class Snapshot {
     }
 
     public static Snapshot of(Instant collectedAt, List<MetricFamily> families, ExpositionRenderer renderer) {
-        List<MetricFamily> kept = List.copyOf(families);
-        int series = kept.stream().mapToInt(f -> f.rows().size()).sum();
-        return new Snapshot(collectedAt, kept.size(), series, renderer.render(kept, ExpositionFormat.TEXT),
-                format -> renderer.render(kept, format));
+        int series = families.stream().mapToInt(f -> f.rows().size()).sum();
+        return new Snapshot(collectedAt, families.size(), series, renderer.render(families, ExpositionFormat.TEXT),
+                renderer.render(families, ExpositionFormat.OPENMETRICS));
     }
 
     public Instant collectedAt() {
@@ -86,14 +83,6 @@ public final class Snapshot {
             return bytes;
         }
         byte[] plain = openMetrics;
-        if (plain == null) {
-            synchronized (this) {
-                if (openMetrics == null) {
-                    openMetrics = renderer.apply(ExpositionFormat.OPENMETRICS);
-                }
-                plain = openMetrics;
-            }
-        }
         if (!gzip) {
             return plain;
         }

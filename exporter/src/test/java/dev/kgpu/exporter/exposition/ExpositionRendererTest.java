@@ -108,7 +108,7 @@ class ExpositionRendererTest {
     }
 
     @Test
-    void aSnapshotRendersOpenMetricsAndGzipOnceAndSharesTheBytes() throws Exception {
+    void aSnapshotRendersBothFormatsCompressesOnceAndSharesTheBytes() throws Exception {
         Snapshot snapshot = Snapshot.of(Instant.EPOCH,
                 List.of(new MetricFamily(UTIL, List.of(row(GPU0, Map.of(), Map.of(), "2")))),
                 new ExpositionRenderer(Optional.empty(), false));
