@@ -68,9 +68,21 @@ public final class Labels {
         return new Labels(copy);
     }
 
-    /** Whether these and {@code other} differ at most in {@link #TIMESTAMP}. */
+    /**
+     * Whether these and {@code other} have the same keys and differ at most in the value of
+     * {@link #TIMESTAMP}. A timestamp that appears or disappears ({@code GFD_NO_TIMESTAMP} toggled) is a
+     * difference; a timestamp that only moved on is not.
+     */
     public boolean sameIgnoringTimestamp(Labels other) {
-        return without(TIMESTAMP).equals(other.without(TIMESTAMP));
+        if (!entries.keySet().equals(other.entries.keySet())) {
+            return false;
+        }
+        for (var entry : entries.entrySet()) {
+            if (!entry.getKey().equals(TIMESTAMP) && !entry.getValue().equals(other.entries.get(entry.getKey()))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     public String get(String key) {
