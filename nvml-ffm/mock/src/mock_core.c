@@ -679,9 +679,9 @@ int mockNvmlSetProfile(const char *nameOrPath) {
 }
 
 const char *mockNvmlLastError(void) {
-    static _Thread_local char copy[MOCK_ERR_LEN];
+    static _Thread_local char copy[4096]; /* callers may map it as 4096 bytes */
     lock_state();
-    memcpy(copy, S.last_error, sizeof copy);
+    snprintf(copy, sizeof copy, "%s", S.last_error);
     unlock_state();
     return copy;
 }
