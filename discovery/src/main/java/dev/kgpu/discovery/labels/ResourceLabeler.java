@@ -206,7 +206,7 @@ final class ResourceLabeler implements Labeler {
         }
 
         boolean renamed() {
-            return sharing.isPresent() && sharing.get().renameByDefault() && sharing.get().replicasOf(name).isPresent();
+            return sharing.isPresent() && sharing.get().isRenamed(name) && sharing.get().replicasOf(name).isPresent();
         }
 
         String productName(String... parts) {

@@ -43,6 +43,7 @@ public final class DiscoverySupervisor {
     private final InstantSource clock;
     private DiscoverySettings settings;
     private Thread thread;
+    private String lastNvmlProblem;
 
     /**
      * @param reload reads the configuration again on SIGHUP; throws {@link IllegalArgumentException} naming
@@ -132,10 +133,20 @@ public final class DiscoverySupervisor {
                 }
                 if (published.nvmlProblem().isPresent()) {
                     Duration wait = nvmlRetry.next();
-                    LOG.warnf("NVML is unavailable (%s): published gpu.present=false; trying NVML again in %s",
-                            published.nvmlProblem().get(), wait);
+                    String problem = published.nvmlProblem().get();
+                    if (!problem.equals(lastNvmlProblem)) {
+                        LOG.warnf("NVML is unavailable (%s): published gpu.present=false; trying NVML again with backoff (next in %s)",
+                                problem, wait);
+                    } else {
+                        LOG.debugf("NVML is still unavailable; next try in %s", wait);
+                    }
+                    lastNvmlProblem = problem;
                     nextPass = now + wait.toNanos();
                 } else {
+                    if (lastNvmlProblem != null) {
+                        LOG.info("NVML answers again");
+                    }
+                    lastNvmlProblem = null;
                     nvmlRetry.reset();
                     nextPass = settings.sleepInterval().map(interval -> now + interval.toNanos()).orElse(NEVER);
                 }

@@ -70,12 +70,8 @@ public final class LabelingPass implements AutoCloseable {
         NodeSnapshot node;
         Optional<String> nvmlProblem = Optional.empty();
         try {
-            if (nvml == null) {
-                nvml = opener.open();
-            }
-            node = reader.read(nvml, machineType);
+            node = readNode(reader, machineType);
         } catch (NvmlException e) {
-            closeNvml();
             if (settings.failOnInitError()) {
                 return new PassResult.Fatal("NVML could not be used: " + e.getMessage()
                         + " (set FAIL_ON_INIT_ERROR=false to publish gpu.present=false and wait for the driver)");
@@ -101,6 +97,28 @@ public final class LabelingPass implements AutoCloseable {
             return new PassResult.Failed(e.getMessage());
         } catch (IllegalArgumentException e) {
             return new PassResult.Fatal(e.getMessage());
+        }
+    }
+
+    /**
+     * Reads the node with the NVML kept open; when that fails, closes NVML and tries once more with a fresh
+     * one (the driver may have been reloaded, making the old handles stale).
+     */
+    private NodeSnapshot readNode(NvmlNodeReader reader, String machineType) {
+        if (nvml != null) {
+            try {
+                return reader.read(nvml, machineType);
+            } catch (NvmlException e) {
+                LOG.debugf("reopening NVML after: %s", e.getMessage());
+                closeNvml();
+            }
+        }
+        try {
+            nvml = opener.open();
+            return reader.read(nvml, machineType);
+        } catch (NvmlException e) {
+            closeNvml();
+            throw e;
         }
     }
 
