@@ -95,11 +95,6 @@ public record DiscoverySettings(
                 useNodeFeatureApi, nodeName, namespace, podName, newSysfsRoot, retry);
     }
 
-    public DiscoverySettings withUseNodeFeatureApi(Optional<Boolean> value) {
-        return new DiscoverySettings(labels, oneshot, sleepInterval, machineTypeFile, outputFile, failOnInitError, sink,
-                value, nodeName, namespace, podName, sysfsRoot, retry);
-    }
-
     /** Whether the file sink removes its file at exit: GFD does unless it runs once or sleeps forever. */
     public boolean removeOutputFileOnExit() {
         return !oneshot && sleepInterval.isPresent();

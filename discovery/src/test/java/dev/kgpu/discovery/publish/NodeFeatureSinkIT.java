@@ -123,6 +123,27 @@ class NodeFeatureSinkIT {
     }
 
     @Test
+    void theNodeFeatureIsOwnedByTheDaemonSetOfThisPod() throws Exception {
+        client.pods().inNamespace(NAMESPACE).withName("kgpu-discovery-x1").delete();
+        client.pods().inNamespace(NAMESPACE).resource(new io.fabric8.kubernetes.api.model.PodBuilder()
+                .withNewMetadata().withName("kgpu-discovery-x1").withNamespace(NAMESPACE)
+                .addNewOwnerReference().withApiVersion("apps/v1").withKind("DaemonSet").withName("kgpu-discovery")
+                .withUid("7d0c1b52-0000-4000-8000-000000000001").withController(true).endOwnerReference()
+                .endMetadata().build()).create();
+        SinkFactory.Request request = new SinkFactory.Request(Optional.of(LabelSink.Kind.NODE_FEATURE), Optional.empty(),
+                Optional.of(NODE), Optional.of(NAMESPACE), Optional.of("kgpu-discovery-x1"), Path.of("/tmp/gfd"), true);
+
+        new SinkFactory(client).create(request).publish(labels("1", "A"));
+
+        assertThat(object().get().getMetadata().getOwnerReferences()).singleElement().satisfies(owner -> {
+            assertThat(owner.getKind()).isEqualTo("DaemonSet");
+            assertThat(owner.getName()).isEqualTo("kgpu-discovery");
+            assertThat(owner.getUid()).isEqualTo("7d0c1b52-0000-4000-8000-000000000001");
+            assertThat(owner.getController()).isTrue();
+        });
+    }
+
+    @Test
     void aMissingNamespaceIsNamed() {
         SinkFactory.Request request = new SinkFactory.Request(Optional.of(LabelSink.Kind.NODE_FEATURE), Optional.empty(),
                 Optional.of(NODE), Optional.empty(), Optional.empty(), Path.of("/tmp/gfd"), true);
