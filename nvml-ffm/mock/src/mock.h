@@ -35,6 +35,10 @@ typedef struct {
     double max;
     int walks;
     uint64_t key;
+    /* the walked value of step cached_step (unsalted), so a step's sines are computed once; under the lock */
+    int cached;
+    long long cached_step;
+    double cached_value;
 } walkable;
 
 /* A counter: base plus the integral of rate over walking time, plus injected increments; never decreases. */
@@ -302,6 +306,8 @@ typedef struct {
     off_t watched_size;
     ino_t watched_ino;
     double last_watch_ms;
+
+    double call_ms;                 /* monotonic ms at the start of the current NVML call (one instant per call) */
 
     /* walk */
     int walk_override;              /* -1: none, else 0/1 (mockNvmlSetWalk) */

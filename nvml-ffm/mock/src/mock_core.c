@@ -136,8 +136,9 @@ uint64_t mock_hash(const char *s, uint64_t seed) {
     return splitmix(&x);
 }
 
+/* Walk time of the current NVML call: every value one call reads belongs to the same instant. */
 double walk_time_ms(void) {
-    return S.walking ? mock_monotonic_ms() - S.walk_origin_ms : S.walk_frozen_ms;
+    return S.walking ? S.call_ms - S.walk_origin_ms : S.walk_frozen_ms;
 }
 
 static long long step_ms(void) {
@@ -157,6 +158,9 @@ static double walk_shape(uint64_t key, long long k) {
 }
 
 static double walked(const walkable *w, long long k, uint64_t salt) {
+    if (salt == 0 && w->cached && w->cached_step == k) {
+        return w->cached_value;
+    }
     double s = walk_shape(w->key ^ salt, k);
     double v = s >= 0 ? w->value + s * (w->max - w->value) : w->value + s * (w->value - w->min);
     if (v < w->min) {
@@ -164,6 +168,12 @@ static double walked(const walkable *w, long long k, uint64_t salt) {
     }
     if (v > w->max) {
         v = w->max;
+    }
+    if (salt == 0) {
+        walkable *cache = (walkable *) w; /* the cache lives in the node, which the state lock guards */
+        cache->cached = 1;
+        cache->cached_step = k;
+        cache->cached_value = v;
     }
     return v;
 }
@@ -467,7 +477,8 @@ static void install(mock_node *node, int keep_handles) {
     S.node = node;
     profile_free(old);
     S.walking = decide_walking(node);
-    S.walk_origin_ms = mock_monotonic_ms();
+    S.call_ms = mock_monotonic_ms();
+    S.walk_origin_ms = S.call_ms;
     S.walk_frozen_ms = 0;
     watch(node->path);
     events_reset_global_offset();
@@ -504,7 +515,7 @@ static const char *env_profile(void) {
 
 /* Re-reads the profile file when it changed (checked at most every 100 ms). Lock held. */
 static void maybe_reload(void) {
-    double now = mock_monotonic_ms();
+    double now = S.call_ms;
     if (S.node == NULL || now - S.last_watch_ms < 100.0) {
         return;
     }
@@ -543,6 +554,7 @@ static void recompute_fail_active(void) {
 
 nvmlReturn_t mock_enter(int fn, int needs_init) {
     lock_state();
+    S.call_ms = mock_monotonic_ms();
     if (S.fail_active && S.fail[fn].times != 0) {
         nvmlReturn_t r = (nvmlReturn_t) S.fail[fn].ret;
         if (S.fail[fn].times > 0 && --S.fail[fn].times == 0) {
@@ -679,9 +691,9 @@ int mockNvmlSetProfile(const char *nameOrPath) {
 }
 
 const char *mockNvmlLastError(void) {
-    static _Thread_local char copy[MOCK_ERR_LEN];
+    static _Thread_local char copy[4096]; /* callers may map it as 4096 bytes */
     lock_state();
-    memcpy(copy, S.last_error, sizeof copy);
+    snprintf(copy, sizeof copy, "%s", S.last_error);
     unlock_state();
     return copy;
 }

@@ -123,8 +123,14 @@ static nvmlReturn_t sample_free(nvmlGpmSample_t handle) {
     return NVML_SUCCESS;
 }
 
+/* Works after the last nvmlShutdown too, so samples and NVML can be closed in either order. */
 nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample) {
-    GUARDED(nvmlGpmSampleFree, sample_free(gpmSample));
+    nvmlReturn_t r = mock_enter(FN_nvmlGpmSampleFree, 0);
+    if (r == NVML_SUCCESS) {
+        r = sample_free(gpmSample);
+    }
+    mock_leave();
+    return r;
 }
 
 static nvmlReturn_t sample_get(nvmlDevice_t device, int mig, unsigned gi_id, nvmlGpmSample_t handle) {

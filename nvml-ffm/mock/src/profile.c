@@ -45,6 +45,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,6 +284,9 @@ static int walkable_value(ctx *c, const json *v, const char *path, int nonneg, w
     out->key = mock_hash(path, (uint64_t) c->seed);
     if (v->type == JSON_NUMBER) {
         out->value = out->min = out->max = v->as.number.value;
+        if (!isfinite(out->value)) {
+            return bad(c, path, v, "must be a finite number");
+        }
         if (nonneg && out->value < 0) {
             return bad(c, path, v, "must not be negative");
         }
@@ -304,6 +308,9 @@ static int walkable_value(ctx *c, const json *v, const char *path, int nonneg, w
             return -1;
         }
         *dst[i] = n->as.number.value;
+        if (!isfinite(*dst[i])) {
+            return bad(c, p, n, "must be a finite number");
+        }
     }
     if (nonneg && out->min < 0) {
         return bad(c, path, v, "must have min >= 0");
@@ -750,7 +757,7 @@ static int parse_nvlink(ctx *c, const json *n, const char *path, mock_gpu *g) {
     if (ov == NULL) {
         return -1;
     }
-    if (ov->as.number.value < 0 || ov->as.number.value > 100) {
+    if (!(ov->as.number.value >= 0 && ov->as.number.value <= 100)) {
         return bad(c, p, ov, "must be in 0..100");
     }
     g->raw_overhead = ov->as.number.value;

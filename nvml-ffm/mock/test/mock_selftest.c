@@ -61,6 +61,8 @@ static int checks, failures;
 static double slack = 1; /* MOCK_NVML_SELFTEST_SLACK: time limits are multiplied by it (valgrind) */
 static char tmpdir[256];
 static char events_path[300];
+static const char *profile_dir; /* nvml-ffm/mock/profiles (argv[1]/profiles) */
+static char profile_dir_buf[300];
 
 #define CHECK(cond, ...)                                                  \
     do {                                                                  \
@@ -653,8 +655,9 @@ static void test_dgx_h100_gpm(void) {
     CHECK(level == NVML_TOPOLOGY_NODE, "H100 0-2 %d", level);
     OK(nvmlGpmSampleFree(a));
     OK(nvmlGpmSampleFree(b));
-    OK(nvmlGpmSampleFree(c));
     OK(nvmlShutdown());
+    OK(nvmlGpmSampleFree(c)); /* after the last shutdown */
+    RC(nvmlGpmSampleFree(c), NVML_ERROR_INVALID_ARGUMENT);
 }
 
 static void test_mig(void) {
@@ -871,6 +874,7 @@ static void test_bad_profiles(void) {
         const char *needle2;
     } cases[] = {
         { strdup(mini("false", "-5", "40", "")), "gpus[0].memory.totalBytes was '-5'", "integer" },
+        { strdup(mini("false", "34359738368", "1e999", "")), "gpus[0].temperature.gpuC", "finite" },
         { strdup(mini("false", "34359738368", "40", ",\"temprature\":1")), "gpus[0].temprature", "not a field" },
         { strdup(mini("maybe", "34359738368", "40", "")), "line 1 column", "not valid JSON" },
         { strdup(mini("false", "34359738368", "{\"value\":40,\"min\":50,\"max\":60}", "")),
@@ -886,9 +890,45 @@ static void test_bad_profiles(void) {
         CHECK(strstr(err, path) != NULL && strstr(err, cases[k].needle1) != NULL
                   && strstr(err, cases[k].needle2) != NULL,
               "bad profile %zu: message '%s' lacks '%s' / '%s'", k, err, cases[k].needle1, cases[k].needle2);
-        if (k < 4) {
+        if (k < 5) {
             free((void *) cases[k].text);
         }
+    }
+    /* shipped profiles with one value broken */
+    struct {
+        const char *profile, *from, *to, *needle;
+    } edits[] = {
+        { "mig-mixed", "\"gpuInstanceId\": 3,", "\"gpuInstanceId\": 42,", "gpuInstanceId was '42' but it must be the id" },
+        { "mig-mixed", "\"computeInstanceSliceCount\": 1,", "\"computeInstanceSliceCount\": 3,",
+          "computeInstanceSliceCount <= gpuInstanceSliceCount" },
+        { "large-256", "{i/32}", "{i/0}", "divides by zero" },
+        { "dgx-a100", "\"00000000:C1:00.0\", \"00000000:C1:00.0\"", "\"00000000:C9:00.0\", \"00000000:C1:00.0\"",
+          "nvlink.links[0] was '00000000:C9:00.0' but it must be the bus id of a GPU or of one of nvswitches" },
+        { "dgx-a100", "\"serial\": \"1563721001935\"", "\"serial\": \"1563721001935\", \"serail\": 1",
+          "gpus[1].serail" },
+    };
+    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+        char src[400];
+        snprintf(src, sizeof src, "%s/%s.json", profile_dir, edits[k].profile);
+        FILE *f = fopen(src, "r");
+        CHECK(f != NULL, "cannot read %s", src);
+        if (f == NULL) {
+            continue;
+        }
+        static char text[1 << 20];
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = '\0';
+        char *at = strstr(text, edits[k].from);
+        CHECK(at != NULL, "%s has no '%s'", src, edits[k].from);
+        if (at == NULL) {
+            continue;
+        }
+        static char edited[(1 << 20) + 256];
+        snprintf(edited, sizeof edited, "%.*s%s%s", (int) (at - text), text, edits[k].to, at + strlen(edits[k].from));
+        write_file(path, edited);
+        CHECK(mockNvmlSetProfile(path) == -1 && strstr(mockNvmlLastError(), edits[k].needle) != NULL,
+              "edited %s: '%s'", edits[k].profile, mockNvmlLastError());
     }
     CHECK(mockNvmlSetProfile("no-such-profile") == -1 && strstr(mockNvmlLastError(), "no-such-profile.json"),
           "missing profile: %s", mockNvmlLastError());
@@ -1287,8 +1327,13 @@ static void test_legacy_aliases(void) {
 }
 
 int main(int argc, char **argv) {
-    (void) argc;
-    (void) argv;
+    if (argc != 2) {
+        fprintf(stderr, "usage: mock_selftest <nvml-ffm/mock folder>\n");
+        return 2;
+    }
+    snprintf(profile_dir_buf, sizeof profile_dir_buf, "%s/profiles", argv[1]);
+    profile_dir = profile_dir_buf;
+    setenv("MOCK_NVML_PROFILE_DIR", profile_dir, 1); /* the checkout under test, whatever was compiled in */
     snprintf(tmpdir, sizeof tmpdir, "/tmp/mock-nvml-selftest-XXXXXX");
     if (mkdtemp(tmpdir) == NULL) {
         perror("mkdtemp");
