@@ -6,6 +6,7 @@ import dev.kgpu.validator.config.SettingsReader;
 import dev.kgpu.validator.config.ValidatorSettings;
 import dev.kgpu.validator.core.ValidationPass;
 import dev.kgpu.validator.core.Verdict;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
@@ -45,7 +46,8 @@ public class ValidatorMain implements QuarkusApplication {
             e.problems().forEach(problem -> System.err.println("kgpu-validator: " + problem));
             return 2;
         }
-        LOG.log(System.Logger.Level.INFO, "Running with settings: {0}", settings);
+        LOG.log(System.Logger.Level.INFO, "Running with config: {0}",
+                new ObjectMapper().writeValueAsString(settings.describe()));
         var statusFiles = wiring.statusFiles(settings);
         if (settings.cleanupAll()) {
             statusFiles.removeAllReadyFiles();

@@ -60,6 +60,36 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
         }
     }
 
+    /** The effective settings under NVIDIA's (and kgpu's) names, for the start-up log line. */
+    public java.util.Map<String, Object> describe() {
+        java.util.Map<String, Object> out = new java.util.LinkedHashMap<>();
+        out.put("COMPONENT", components.stream().map(Component::id).toList());
+        out.put("KGPU_VALIDATOR_MODE", mode.name().toLowerCase(java.util.Locale.ROOT));
+        out.put("NODE_NAME", nodeName);
+        out.put("OPERATOR_NAMESPACE", namespace);
+        out.put("OUTPUT_DIR", outputDir.toString());
+        out.put("WITH_WAIT", withWait);
+        out.put("WITH_WORKLOAD", withWorkload);
+        out.put("CLEANUP_ALL", cleanupAll);
+        out.put("SLEEP_INTERVAL_SECONDS", sleepInterval.toSeconds());
+        out.put("KGPU_PLUGIN_WAIT_TRIES", pluginWaitTries);
+        out.put("KGPU_POD_WAIT_TRIES", podWaitTries);
+        out.put("KGPU_REVALIDATE_INTERVAL_SECONDS", revalidateInterval.toSeconds());
+        out.put("MIG_STRATEGY", migStrategy.id());
+        out.put("NVIDIA_DRIVER_ROOT", roots.driverRoot());
+        out.put("DRIVER_ROOT_CTR_PATH", roots.driverRootCtrPath());
+        out.put("NVIDIA_DEV_ROOT", roots.devRoot());
+        out.put("DEV_ROOT_CTR_PATH", roots.devRootCtrPath());
+        out.put("KGPU_CDI_SPEC_DIR", cdiSpecDir.map(Path::toString).orElse(""));
+        out.put("KGPU_SIMULATED_DEVICE_NODES", simulatedDeviceNodes);
+        out.put("KGPU_CUDA_SAMPLE_IMAGE", samplePod.image());
+        out.put("VALIDATOR_IMAGE", validatorImage.orElse(""));
+        out.put("VALIDATOR_IMAGE_PULL_POLICY", samplePod.pullPolicy().orElse(""));
+        out.put("VALIDATOR_IMAGE_PULL_SECRETS", samplePod.pullSecrets());
+        out.put("VALIDATOR_RUNTIME_CLASS", samplePod.runtimeClass().orElse(""));
+        return out;
+    }
+
     /** Whether any component talks to the Kubernetes API. */
     public boolean needsCluster() {
         return components.contains(Component.PLUGIN) || components.contains(Component.CUDA);

@@ -36,6 +36,8 @@ class SettingsReaderTest {
         assertThat(settings.roots().isHostDriver()).isTrue();
         assertThat(settings.roots().driverRootCtrPath()).isEqualTo("/host");
         assertThat(settings.cdiSpecDir()).isEmpty();
+        assertThat(settings.describe()).containsEntry("OUTPUT_DIR", "/run/nvidia/validations")
+                .containsEntry("SLEEP_INTERVAL_SECONDS", 5L).containsEntry("COMPONENT", List.of("driver"));
     }
 
     @Test
