@@ -50,16 +50,16 @@ public final class SamplePodRunner {
     public String run(PodRequest request) throws InterruptedException {
         Instant deadline = clock.instant().plus(timeout());
         String ns = request.namespace();
-        for (String leftover : withRetries(deadline, "list " + request.appLabel() + " pods in namespace " + ns,
-                () -> cluster.podNames(ns, request.appLabel(), request.nodeName()))) {
-            LOG.log(System.Logger.Level.INFO, "deleting leftover sample pod {0}/{1}", ns, leftover);
-            withRetries(deadline, "delete leftover pod " + ns + "/" + leftover, () -> {
-                cluster.deletePod(ns, leftover);
-                return leftover;
-            });
-        }
-        String name = withRetries(deadline, "create pod " + request.generateName() + "* in namespace " + ns,
-                () -> cluster.createPod(request));
+        withRetries(deadline, "delete leftover " + request.appLabel() + " pods in namespace " + ns,
+                () -> deleteLeftovers(request));
+        int[] attempts = {0};
+        String name = withRetries(deadline, "create pod " + request.generateName() + "* in namespace " + ns, () -> {
+            if (attempts[0]++ > 0) {
+                // A create that failed in transit may still have made a pod: never leave a second one behind.
+                deleteLeftovers(request);
+            }
+            return cluster.createPod(request);
+        });
         Exception primary = null;
         try {
             return awaitPassed(request, name, deadline);
@@ -77,6 +77,16 @@ public final class SamplePodRunner {
                 }
             }
         }
+    }
+
+    /** Deletes this kind of sample pod on this node, as NVIDIA does before creating its own. */
+    private int deleteLeftovers(PodRequest request) {
+        var names = cluster.podNames(request.namespace(), request.appLabel(), request.nodeName());
+        for (String leftover : names) {
+            LOG.log(System.Logger.Level.INFO, "deleting leftover sample pod {0}/{1}", request.namespace(), leftover);
+            cluster.deletePod(request.namespace(), leftover);
+        }
+        return names.size();
     }
 
     private String awaitPassed(PodRequest request, String name, Instant deadline) throws InterruptedException {

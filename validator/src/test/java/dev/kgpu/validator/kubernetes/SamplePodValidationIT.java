@@ -213,6 +213,25 @@ class SamplePodValidationIT {
     }
 
     @Test
+    void aPodWhoseCreateAnswerWasLostIsNotLeftBehind() throws Exception {
+        server.expect().post().withPath("/api/v1/namespaces/" + NS + "/pods")
+                .andReturn(503, "{\"kind\":\"Status\",\"code\":503,\"message\":\"timeout\"}").once();
+        // As if the API server had made the pod before its answer was lost.
+        onSleep = () -> {
+            if (sleeps.get() == 1) {
+                client.pods().inNamespace(NS).resource(new PodBuilder()
+                        .withNewMetadata().withName("nvidia-cuda-validator-lost")
+                        .addToLabels("app", CudaValidator.APP_LABEL).endMetadata()
+                        .withNewSpec().withNodeName(NODE).addNewContainer().withName("cuda-validation").withImage("x")
+                        .endContainer().endSpec().build()).create();
+            }
+        };
+
+        assertThat(cuda().validate().summary()).endsWith("Test PASSED");
+        assertThat(client.pods().inNamespace(NS).withName("nvidia-cuda-validator-lost").get()).isNull();
+    }
+
+    @Test
     void anApiServerThatKeepsFailingIsAnApiFailure() {
         server.expect().post().withPath("/api/v1/namespaces/" + NS + "/pods")
                 .andReturn(503, "{\"kind\":\"Status\",\"code\":503,\"message\":\"etcdserver: request timed out\"}")
