@@ -74,7 +74,11 @@ public final class DaemonSupervisor implements AutoCloseable {
         thread.interrupt();
         thread.join(Duration.ofSeconds(30));
         for (var component : pass.components()) {
-            statusFiles.remove(component);
+            try {
+                statusFiles.remove(component);
+            } catch (java.io.UncheckedIOException e) {
+                LOG.log(System.Logger.Level.ERROR, e.getMessage());
+            }
         }
         LOG.log(System.Logger.Level.INFO, "removed the *-ready files of {0}", pass.components());
     }

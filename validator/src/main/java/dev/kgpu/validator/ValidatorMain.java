@@ -50,7 +50,12 @@ public class ValidatorMain implements QuarkusApplication {
                 new ObjectMapper().writeValueAsString(settings.describe()));
         var statusFiles = wiring.statusFiles(settings);
         if (settings.cleanupAll()) {
-            statusFiles.removeAllReadyFiles();
+            try {
+                statusFiles.removeAllReadyFiles();
+            } catch (java.io.UncheckedIOException e) {
+                System.err.println("kgpu-validator: CLEANUP_ALL: " + e.getMessage());
+                return 1;
+            }
         }
         ValidationPass pass = wiring.pass(settings, environment);
         if (settings.mode() == Mode.ONESHOT) {

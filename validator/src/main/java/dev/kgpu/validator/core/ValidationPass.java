@@ -53,25 +53,43 @@ public final class ValidationPass {
         for (ComponentValidator validator : validators) {
             Component component = validator.component();
             if (failed != null) {
-                statusFiles.remove(component);
+                fileError(component, () -> statusFiles.remove(component));
                 verdicts.add(new Verdict.Skipped(component, failed));
                 continue;
             }
-            if (policy == FilePolicy.REMOVE_FIRST) {
-                statusFiles.remove(component);
+            Verdict verdict = policy == FilePolicy.REMOVE_FIRST
+                    ? fileError(component, () -> statusFiles.remove(component)) : null;
+            if (verdict == null) {
+                Outcome outcome = validate(validator);
+                verdict = outcome.verdict();
+                if (verdict.passed()) {
+                    Verdict written = fileError(component, () -> statusFiles.write(component, outcome.statusLines()));
+                    verdict = written == null ? verdict : written;
+                } else {
+                    fileError(component, () -> statusFiles.remove(component));
+                }
             }
-            Outcome outcome = validate(validator);
-            Verdict verdict = outcome.verdict();
-            if (verdict.passed()) {
-                statusFiles.write(component, outcome.statusLines());
-            } else {
-                statusFiles.remove(component);
+            if (!verdict.passed()) {
                 failed = component;
             }
             LOG.log(verdict.passed() ? System.Logger.Level.INFO : System.Logger.Level.ERROR, verdict.line());
             verdicts.add(verdict);
         }
         return List.copyOf(verdicts);
+    }
+
+    /**
+     * Runs a status-file operation; a file that cannot be written or removed is a failed verdict (agents
+     * waiting on the file would otherwise be misled), not a crash.
+     */
+    private static Verdict fileError(Component component, Runnable operation) {
+        try {
+            operation.run();
+            return null;
+        } catch (java.io.UncheckedIOException e) {
+            return Verdict.failed(component, Layer.RUNTIME, e.getMessage()
+                    + " (OUTPUT_DIR must be a writable directory, a hostPath in a DaemonSet)");
+        }
     }
 
     private record Outcome(Verdict verdict, List<String> statusLines) {

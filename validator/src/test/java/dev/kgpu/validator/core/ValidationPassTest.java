@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ValidationPassTest {
 
     /** Status files in memory, recording every operation in order. */
-    static final class MemoryStatusFiles implements StatusFiles {
+    static class MemoryStatusFiles implements StatusFiles {
         final Map<Component, List<String>> files = new HashMap<>();
         final List<String> operations = new ArrayList<>();
 
@@ -157,6 +157,24 @@ class ValidationPassTest {
 
         assertThat(pass.run(ValidationPass.FilePolicy.REMOVE_FIRST).getFirst().line())
                 .isEqualTo("driver FAILED driver: unexpected IllegalStateException: bug");
+    }
+
+    @Test
+    void aStatusFileThatCannotBeWrittenFailsTheComponent() throws Exception {
+        StatusFiles readOnly = new MemoryStatusFiles() {
+            @Override
+            public void write(Component component, List<String> lines) {
+                throw new java.io.UncheckedIOException("could not write /run/nvidia/validations/driver-ready:"
+                        + " Read-only file system", new java.io.IOException("EROFS"));
+            }
+        };
+        ValidationPass pass = new ValidationPass(List.of(new Scripted(Component.DRIVER), new Scripted(Component.TOOLKIT)),
+                readOnly, false, Duration.ofSeconds(5), slept::add);
+
+        assertThat(pass.run(ValidationPass.FilePolicy.REMOVE_FIRST)).extracting(Verdict::line).containsExactly(
+                "driver FAILED runtime: could not write /run/nvidia/validations/driver-ready: Read-only file system"
+                        + " (OUTPUT_DIR must be a writable directory, a hostPath in a DaemonSet)",
+                "toolkit SKIPPED driver failed first");
     }
 
     @Test
