@@ -6,6 +6,7 @@ import dev.kgpu.validator.core.NodeResources;
 import dev.kgpu.validator.core.PodRequest;
 import dev.kgpu.validator.core.PodState;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
@@ -18,6 +19,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -111,6 +113,25 @@ public final class KubernetesCluster implements Cluster {
     public void deletePod(String namespace, String name) {
         call("delete pod " + namespace + "/" + name,
                 () -> client.pods().inNamespace(namespace).withName(name).withGracePeriod(0).delete());
+    }
+
+    @Override
+    public List<String> warningEvents(String namespace, String podName) {
+        List<Event> events = call("list events of pod " + namespace + "/" + podName,
+                () -> client.v1().events().inNamespace(namespace)
+                        .withField("involvedObject.name", podName).list().getItems());
+        if (events.isEmpty()) {
+            // Not every server (the API test server, for one) answers this field selector: ask for all.
+            events = call("list events in namespace " + namespace,
+                    () -> client.v1().events().inNamespace(namespace).list().getItems());
+        }
+        return events.stream()
+                .filter(e -> e.getInvolvedObject() != null && podName.equals(e.getInvolvedObject().getName()))
+                .filter(e -> "Warning".equals(e.getType()))
+                .sorted(Comparator.comparing(e -> Optional.ofNullable(e.getLastTimestamp()).orElse("")))
+                .map(e -> e.getReason() + ": " + e.getMessage())
+                .distinct()
+                .toList();
     }
 
     @Override

@@ -24,6 +24,12 @@ public interface Cluster {
     /** Deletes the pod at once (grace period 0); a pod that is already gone is fine. */
     void deletePod(String namespace, String name);
 
+    /**
+     * The pod's Warning events, oldest first, each {@code <reason>: <message>} (e.g.
+     * {@code FailedCreatePodSandBox: ... no runtime for "nvidia" is configured}).
+     */
+    List<String> warningEvents(String namespace, String podName);
+
     /** Names of the pods in {@code namespace} labelled {@code app=appLabel} that run, or would run, on {@code nodeName}. */
     List<String> podNames(String namespace, String appLabel, String nodeName);
 }

@@ -36,15 +36,19 @@ final class PodDiagnosis {
     }
 
     /** The wait ran out before the pod finished. */
-    static ValidationFailure stuck(PodState pod, long waitedSeconds) {
+    static ValidationFailure stuck(PodState pod, long waitedSeconds, List<String> warningEvents) {
+        String events = warningEvents.isEmpty() ? ""
+                : "; events: " + String.join("; ", warningEvents.subList(Math.max(0, warningEvents.size() - 3),
+                warningEvents.size()));
         String name = pod.name();
         if (pod.nodeName().isEmpty()) {
             String why = pod.scheduled()
                     .filter(c -> !c.isTrue() && !c.message().isEmpty())
                     .map(PodState.Condition::message)
-                    .orElse("it was never scheduled (is the scheduler running?)");
+                    .orElse(warningEvents.isEmpty() ? "it was never scheduled (is the scheduler running?)"
+                            : "it was never scheduled");
             return new ValidationFailure(Layer.SCHEDULING,
-                    "pod " + name + " stayed Pending for " + waitedSeconds + " s: " + why);
+                    "pod " + name + " stayed Pending for " + waitedSeconds + " s: " + why + events);
         }
         String node = pod.nodeName().get();
         List<String> waiting = pod.containers().stream()
@@ -55,12 +59,13 @@ final class PodDiagnosis {
         return switch (pod.phase()) {
             case "Pending" -> new ValidationFailure(Layer.RUNTIME, "pod " + name + " stayed Pending on " + node
                     + " for " + waitedSeconds + " s"
-                    + (waiting.isEmpty() ? " (containers never started)" : ": " + String.join("; ", waiting)));
+                    + (waiting.isEmpty() ? " (containers never started)" : ": " + String.join("; ", waiting))
+                    + events);
             case "Running" -> new ValidationFailure(Layer.RUNTIME, "pod " + name + " was still Running on " + node
-                    + " after " + waitedSeconds + " s; the CUDA sample did not finish (GPU hung?)");
+                    + " after " + waitedSeconds + " s; the CUDA sample did not finish (GPU hung?)" + events);
             default -> new ValidationFailure(Layer.RUNTIME, "pod " + name + " on " + node + " was "
                     + pod.phase() + " after " + waitedSeconds + " s"
-                    + pod.message().map(m -> ": " + m).orElse(""));
+                    + pod.message().map(m -> ": " + m).orElse("") + events);
         };
     }
 

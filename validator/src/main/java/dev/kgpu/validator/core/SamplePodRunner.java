@@ -3,6 +3,7 @@ package dev.kgpu.validator.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -120,7 +121,7 @@ public final class SamplePodRunner {
                     throw apiFailure("read pod " + request.namespace() + "/" + name + " (for " + waited + " s)",
                             lastError);
                 }
-                throw PodDiagnosis.stuck(last.orElseThrow(), waited);
+                throw PodDiagnosis.stuck(last.orElseThrow(), waited, warningEvents(request.namespace(), name));
             }
             sleeper.sleep(interval);
         }
@@ -135,6 +136,15 @@ public final class SamplePodRunner {
         }
         return "pod " + state.name() + " ran the CUDA sample on " + state.nodeName().orElse(request.nodeName())
                 + " with 1 " + request.resource() + ": " + PASS_MARKER;
+    }
+
+    /** Best effort: the events only sharpen a failure that is already known. */
+    private List<String> warningEvents(String namespace, String name) {
+        try {
+            return cluster.warningEvents(namespace, name);
+        } catch (ClusterException e) {
+            return List.of();
+        }
     }
 
     private String lastLogLine(PodRequest request, String name) {

@@ -11,12 +11,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class PodDiagnosisTest {
 
-    record Case(String description, PodState pod, boolean failed, Layer layer, String reason) {
+    record Case(String description, PodState pod, boolean failed, List<String> events, Layer layer, String reason) {
+        Case(String description, PodState pod, boolean failed, Layer layer, String reason) {
+            this(description, pod, failed, List.of(), layer, reason);
+        }
+
         @Override
         public String toString() {
             return description;
         }
     }
+
 
     private static PodState pod(String phase, String node, PodState.Condition scheduled, String reason,
                                 PodState.ContainerState... containers) {
@@ -29,6 +34,7 @@ class PodDiagnosisTest {
         var unschedulable = new PodState.Condition("False", "Unschedulable",
                 "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.");
         var exited = new PodState.ContainerState("c", PodState.ContainerState.State.TERMINATED, "Error", "", 1);
+        var creating = new PodState.ContainerState("c", PodState.ContainerState.State.WAITING, "ContainerCreating", "", 0);
         var pulling = new PodState.ContainerState("c", PodState.ContainerState.State.WAITING, "ImagePullBackOff",
                 "Back-off pulling image \"x\"", 0);
         return Stream.of(
@@ -40,6 +46,10 @@ class PodDiagnosisTest {
                 new Case("bound but the image does not pull", pod("Pending", "n1", null, null, pulling), false,
                         Layer.RUNTIME, "pod p stayed Pending on n1 for 300 s: container c waiting: ImagePullBackOff:"
                         + " Back-off pulling image \"x\""),
+                new Case("no sandbox: the events say why", pod("Pending", "n1", null, null, creating), false,
+                        List.of("FailedMount: a", "FailedCreatePodSandBox: no runtime for \"nvidia\" is configured"),
+                        Layer.RUNTIME, "pod p stayed Pending on n1 for 300 s: container c waiting: ContainerCreating;"
+                        + " events: FailedMount: a; FailedCreatePodSandBox: no runtime for \"nvidia\" is configured"),
                 new Case("still running", pod("Running", "n1", null, null), false, Layer.RUNTIME,
                         "pod p was still Running on n1 after 300 s; the CUDA sample did not finish (GPU hung?)"),
                 new Case("container exited non-zero", pod("Failed", "n1", null, null, exited), true, Layer.RUNTIME,
@@ -52,7 +62,7 @@ class PodDiagnosisTest {
     @ParameterizedTest
     @MethodSource("cases")
     void diagnosis(Case c) {
-        ValidationFailure failure = c.failed() ? PodDiagnosis.failed(c.pod(), "boom") : PodDiagnosis.stuck(c.pod(), 300);
+        ValidationFailure failure = c.failed() ? PodDiagnosis.failed(c.pod(), "boom") : PodDiagnosis.stuck(c.pod(), 300, c.events());
 
         assertThat(failure.layer()).isEqualTo(c.layer());
         assertThat(failure.reason()).isEqualTo(c.reason());

@@ -203,6 +203,15 @@ class SamplePodValidationIT {
     }
 
     @Test
+    void aMissingRuntimeIsExplainedByThePodsEvents() {
+        cluster.outcome(SchedulerAndKubelet.Outcome.NO_SANDBOX);
+
+        assertFailure(() -> cuda(6).validate(), Layer.RUNTIME, "pod nvidia-cuda-validator-[\\w-]+ stayed Pending on"
+                + " gpu-node-1 for 30 s: container cuda-validation waiting: ContainerCreating; events:"
+                + " FailedCreatePodSandBox: Failed to create pod sandbox: .*no runtime for \"nvidia\" is configured");
+    }
+
+    @Test
     void transientApiErrorsOnCreateAreRetried() throws Exception {
         server.expect().post().withPath("/api/v1/namespaces/" + NS + "/pods")
                 .andReturn(503, "{\"kind\":\"Status\",\"code\":503,\"message\":\"etcdserver: leader changed\"}")

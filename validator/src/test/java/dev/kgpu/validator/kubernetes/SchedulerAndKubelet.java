@@ -4,6 +4,7 @@ import dev.kgpu.validator.adapters.KubernetesCluster;
 import io.fabric8.kubernetes.api.model.ContainerStateBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -54,7 +55,9 @@ final class SchedulerAndKubelet implements AutoCloseable {
         /** The container starts and never ends. */
         HANG,
         /** The image cannot be pulled. */
-        IMAGE_PULL_BACKOFF
+        IMAGE_PULL_BACKOFF,
+        /** The runtime cannot create the pod sandbox (e.g. the runtime class names no configured runtime). */
+        NO_SANDBOX
     }
 
     static final String PASS_LOG = """
@@ -255,7 +258,7 @@ final class SchedulerAndKubelet implements AutoCloseable {
             case PASS, NO_PASS_LINE -> "Succeeded";
             case FAIL -> "Failed";
             case HANG -> "Running";
-            case IMAGE_PULL_BACKOFF -> "Pending";
+            case IMAGE_PULL_BACKOFF, NO_SANDBOX -> "Pending";
         };
         ContainerStatus status = switch (now) {
             case PASS, NO_PASS_LINE -> terminated(container, 0, "Completed");
@@ -266,13 +269,25 @@ final class SchedulerAndKubelet implements AutoCloseable {
                     .withState(new ContainerStateBuilder().withNewWaiting().withReason("ImagePullBackOff")
                             .withMessage("Back-off pulling image \"" + pod.getSpec().getContainers().getFirst().getImage() + "\"")
                             .endWaiting().build()).build();
+            case NO_SANDBOX -> new ContainerStatusBuilder().withName(container).withReady(false)
+                    .withState(new ContainerStateBuilder().withNewWaiting().withReason("ContainerCreating")
+                            .endWaiting().build()).build();
         };
         String log = switch (now) {
             case PASS -> PASS_LOG;
             case FAIL -> FAIL_LOG;
             case NO_PASS_LINE -> "[Vector addition of 50000 elements]\nDone\n";
-            case HANG, IMAGE_PULL_BACKOFF -> null;
+            case HANG, IMAGE_PULL_BACKOFF, NO_SANDBOX -> null;
         };
+        if (now == Outcome.NO_SANDBOX) {
+            client.v1().events().inNamespace(namespace).resource(new EventBuilder()
+                    .withNewMetadata().withGenerateName(name + ".").endMetadata()
+                    .withNewInvolvedObject().withKind("Pod").withNamespace(namespace).withName(name).endInvolvedObject()
+                    .withType("Warning").withReason("FailedCreatePodSandBox")
+                    .withMessage("Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox"
+                            + " runtime: no runtime for \"nvidia\" is configured")
+                    .build()).create();
+        }
         if (log != null) {
             String logPath = "/api/v1/namespaces/" + namespace + "/pods/" + name + "/log?pretty=false&container="
                     + container;
