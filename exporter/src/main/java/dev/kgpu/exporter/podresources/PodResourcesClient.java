@@ -16,6 +16,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
@@ -38,6 +39,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Not thread-safe: the collection thread owns it.
  */
+// Netty creates the channel reflectively (ReflectiveChannelFactory): a native image must know its constructor
+@RegisterForReflection(targets = NioDomainSocketChannel.class)
 public final class PodResourcesClient implements PodResourcesSource {
 
     private static final int MAX_MESSAGE_BYTES = 16 * 1024 * 1024;

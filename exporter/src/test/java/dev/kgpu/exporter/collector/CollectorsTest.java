@@ -110,7 +110,7 @@ class CollectorsTest {
                 GPU1.instance(1, "3g.40gb"));
         assertThat(rows(families, "DCGM_FI_PROF_PCIE_TX_BYTES")).extracting(MetricRow::value).containsExactly("1048576", "0");
         assertThat(rows(families, "DCGM_FI_DEV_XID_ERRORS").getFirst().attributes())
-                .containsExactlyEntriesOf(Map.of("err_code", "0", "err_msg", "No Error"));
+                .containsExactlyEntriesOf(new java.util.TreeMap<>(Map.of("err_code", "0", "err_msg", "No Error")));
         assertThat(rows(families, "DCGM_FI_DEV_POWER_USAGE").getFirst().labels()).containsExactlyEntriesOf(
                 new java.util.TreeMap<>(Map.of("DCGM_FI_DRIVER_VERSION", "550.54.15", "DCGM_FI_NVML_VERSION",
                         "12.550.54.15", "DCGM_FI_DEV_BRAND", "NVIDIA", "DCGM_FI_DEV_SERIAL", "1650")));
