@@ -5,7 +5,8 @@ import java.time.Duration;
 /**
  * GPU performance metrics over one interval, in DCGM's units so they can stand in for the
  * {@code DCGM_FI_PROF_*} fields: activities are ratios in [0, 1] (NVML reports percent), PCIe traffic is
- * bytes per second (NVML reports MiB/s).
+ * bytes per second (NVML reports MiB/s). A metric NVML could not compute for the interval (its own
+ * {@code nvmlReturn} was not success) is {@link Double#NaN}.
  *
  * @param interval              time between the two samples
  * @param graphicsEngineActive  {@code NVML_GPM_METRIC_GRAPHICS_UTIL} / 100 ({@code DCGM_FI_PROF_GR_ENGINE_ACTIVE})

@@ -15,7 +15,8 @@ import java.util.List;
  * in the global arena. It is never unloaded: the generated bindings cache downcall handles whose addresses
  * point into it.
  *
- * <p>Thread-safety: {@link #load} and {@link #symbols} are synchronised.
+ * <p>Thread-safety: {@link #load} and {@link #symbols} are synchronised; {@link #has} uses a concurrent
+ * cache.
  */
 public final class NvmlLibrary {
 
@@ -37,12 +38,7 @@ public final class NvmlLibrary {
     public static synchronized Loaded load(NvmlOptions options) {
         List<Path> candidates = candidates(options);
         if (loaded != null) {
-            if (options.library().isEmpty() || sameFile(loaded.path(), options.library().get())) {
-                return loaded;
-            }
-            throw new NvmlException.LibraryNotFound(List.of(options.library().get().toString()),
-                    new IllegalStateException("this process already loaded NVML from " + loaded.path()
-                            + "; a process can load only one libnvidia-ml.so.1"));
+            return alreadyLoaded(options, candidates);
         }
         List<String> tried = new ArrayList<>();
         IllegalArgumentException failure = null;
@@ -67,6 +63,28 @@ public final class NvmlLibrary {
         throw new NvmlException.LibraryNotFound(tried, failure);
     }
 
+    /**
+     * A later {@link #load}: the library already loaded answers, unless the options name another file
+     * (explicitly, or as the first library file found under their driver root).
+     */
+    private static Loaded alreadyLoaded(NvmlOptions options, List<Path> candidates) {
+        Path named = options.library().orElse(null);
+        if (named == null) {
+            for (Path candidate : candidates) {
+                if (candidate.isAbsolute() && Files.isRegularFile(candidate)) {
+                    named = candidate;
+                    break;
+                }
+            }
+        }
+        if (named == null || sameFile(loaded.path(), named)) {
+            return loaded;
+        }
+        throw new NvmlException.LibraryNotFound(List.of(named.toString()),
+                new IllegalStateException("this process already loaded NVML from " + loaded.path()
+                        + "; a process can load only one libnvidia-ml.so.1"));
+    }
+
     /** Where {@link #load} looks, in order: the explicit file, the driver root's folders, the system loader. */
     static List<Path> candidates(NvmlOptions options) {
         List<Path> paths = new ArrayList<>();
@@ -85,6 +103,18 @@ public final class NvmlLibrary {
         }
         return loaded.symbols();
     }
+
+    /**
+     * Whether the loaded library exports {@code symbol}. Functions newer than the oldest supported driver
+     * are looked up through this first, because the generated bindings fail class initialisation on a
+     * missing symbol; a missing function reads as NOT_SUPPORTED.
+     */
+    static boolean has(String symbol) {
+        return PRESENT.computeIfAbsent(symbol, name -> symbols().find(name).isPresent());
+    }
+
+    private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> PRESENT =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     private static boolean sameFile(Path a, Path b) {
         try {
