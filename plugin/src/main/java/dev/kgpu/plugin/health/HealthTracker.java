@@ -23,9 +23,10 @@ import java.util.OptionalInt;
  *       its MIG devices, or only the MIG device whose GPU/compute instance the event names.</li>
  *   <li>{@link #onNvmlLost(String)} (the event monitor failed, the driver went away) marks every device
  *       Unhealthy: a node must not advertise GPUs it cannot serve.</li>
- *   <li>{@link #checkRecovery()} (called periodically) probes each Unhealthy device that may recover: those
- *       lost with NVML, and those marked by a recoverable XID whose {@link HealthPolicy#quietPeriod()} has
- *       passed without a new critical XID. A device that answers returns to Healthy.</li>
+ *   <li>{@link #check()} (called periodically) probes every device: a Healthy one that does not answer turns
+ *       Unhealthy; an Unhealthy one that may recover (lost with NVML, failing probes, or marked by a
+ *       recoverable XID whose {@link HealthPolicy#quietPeriod()} has passed without a new critical XID)
+ *       returns to Healthy when it answers.</li>
  * </ul>
  *
  * <p>Time comes from the injected {@link InstantSource}, so tests move it instead of sleeping.
@@ -138,15 +139,18 @@ public final class HealthTracker {
     }
 
     /**
-     * Probes every Unhealthy device that may recover now and returns those that answered to Healthy.
-     * Probes run without the lock held; a device that changed meanwhile (a new XID) is left as it is.
+     * One periodic health check. Probes every Healthy device (one that no longer answers turns Unhealthy at
+     * once) and every Unhealthy device that may recover now: those lost with NVML or failing a probe, and
+     * those marked by a recoverable XID whose {@link HealthPolicy#quietPeriod()} has passed without a new
+     * critical XID. A device that answers returns to Healthy. Probes run without the lock held; a device
+     * that changed meanwhile (a new XID) keeps its new state.
      */
-    public RecoveryResult checkRecovery() {
+    public CheckResult check() {
         Instant now = clock.instant();
         List<Unit> candidates = new ArrayList<>();
         synchronized (lock) {
             for (Unit unit : units.values()) {
-                if (unit.lost != null || (unit.xid != null && unit.xid.mayRecoverAt(now, policy.quietPeriod()))) {
+                if (unit.healthy() || unit.lost != null || unit.xid.mayRecoverAt(now, policy.quietPeriod())) {
                     candidates.add(unit);
                 }
             }
@@ -158,32 +162,38 @@ public final class HealthTracker {
         synchronized (lock) {
             boolean restored = false;
             List<HealthTransition> transitions = new ArrayList<>();
+            List<String> stillFailing = new ArrayList<>();
             for (Map.Entry<Unit, Optional<String>> answer : answers.entrySet()) {
                 Unit unit = answer.getKey();
-                if (units.get(unit.device.uuid()) != unit || answer.getValue().isPresent()) {
+                if (units.get(unit.device.uuid()) != unit) {
                     continue;
                 }
                 boolean wasHealthy = unit.healthy();
+                if (answer.getValue().isPresent()) {
+                    stillFailing.add(unit.device.uuid() + ": " + answer.getValue().get());
+                    if (wasHealthy) {
+                        unit.lost = "NVML probe failed: " + answer.getValue().get();
+                        transitions.add(new HealthTransition(unit.device.uuid(), false, unit.reason(), now));
+                    }
+                    continue;
+                }
                 String was = wasHealthy ? "" : unit.reason();
                 if (unit.lost != null) {
                     unit.lost = null;
-                    restored = nvmlLost;
+                    restored |= nvmlLost;
                 }
                 if (unit.xid != null && unit.xid.mayRecoverAt(now, policy.quietPeriod())) {
                     unit.xid = null;
                 }
                 if (!wasHealthy && unit.healthy()) {
-                    transitions.add(new HealthTransition(unit.device.uuid(), true,
-                            "NVML probe answered after " + was, now));
+                    transitions.add(new HealthTransition(unit.device.uuid(), true, "NVML probe answered after " + was, now));
                 }
             }
             if (restored) {
                 nvmlLost = false;
             }
             publish(transitions);
-            List<String> stillFailing = answers.entrySet().stream().filter(e -> e.getValue().isPresent())
-                    .map(e -> e.getKey().device.uuid() + ": " + e.getValue().get()).toList();
-            return new RecoveryResult(transitions, restored, stillFailing);
+            return new CheckResult(transitions, restored, stillFailing);
         }
     }
 
@@ -214,13 +224,18 @@ public final class HealthTracker {
     }
 
     /**
-     * The outcome of one recovery check.
+     * The outcome of one check.
      *
-     * @param recovered     devices that returned to Healthy
+     * @param transitions   devices that changed health (recovered, or stopped answering)
      * @param nvmlRestored  NVML had been lost and answered again: the event monitor should be restarted
      * @param stillFailing  devices probed that did not answer, with the reason
      */
-    public record RecoveryResult(List<HealthTransition> recovered, boolean nvmlRestored, List<String> stillFailing) {
+    public record CheckResult(List<HealthTransition> transitions, boolean nvmlRestored, List<String> stillFailing) {
+
+        /** The transitions back to Healthy. */
+        public List<HealthTransition> recovered() {
+            return transitions.stream().filter(HealthTransition::healthy).toList();
+        }
     }
 
     private record XidFault(long xid, Instant lastAt, boolean recoverable) {

@@ -23,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HealthTrackerTest {
 
     private static final Duration QUIET = Duration.ofSeconds(60);
+    private static final java.util.function.LongPredicate DEFAULT_CRITICAL = HealthPolicy.defaults().critical();
 
     final TestClock clock = new TestClock();
     final Set<String> failingProbes = new HashSet<>();
@@ -35,7 +36,7 @@ class HealthTrackerTest {
 
     @BeforeEach
     void track() {
-        tracker = tracker(new HealthPolicy(true, XidTable.DEFAULT_IGNORED, Set.of(), QUIET, Set.of()));
+        tracker = tracker(new HealthPolicy(DEFAULT_CRITICAL, true, QUIET, Set.of()));
         tracker.track(List.of(gpu0, gpu1));
     }
 
@@ -62,11 +63,11 @@ class HealthTrackerTest {
         tracker.onXid(gpu0.uuid(), 94, OptionalInt.empty(), OptionalInt.empty());
 
         clock.advance(QUIET.minusSeconds(1));
-        assertThat(tracker.checkRecovery().recovered()).isEmpty();
+        assertThat(tracker.check().recovered()).isEmpty();
         assertThat(tracker.isHealthy(gpu0.uuid())).isFalse();
 
         clock.advance(Duration.ofSeconds(1));
-        HealthTracker.RecoveryResult result = tracker.checkRecovery();
+        HealthTracker.CheckResult result = tracker.check();
 
         assertThat(result.recovered()).singleElement().satisfies(t -> {
             assertThat(t.uuid()).isEqualTo(gpu0.uuid());
@@ -84,9 +85,9 @@ class HealthTrackerTest {
         assertThat(tracker.onXid(gpu0.uuid(), 92, OptionalInt.empty(), OptionalInt.empty())).isEmpty();
 
         clock.advance(Duration.ofSeconds(50));
-        assertThat(tracker.checkRecovery().recovered()).isEmpty();
+        assertThat(tracker.check().recovered()).isEmpty();
         clock.advance(Duration.ofSeconds(10));
-        assertThat(tracker.checkRecovery().recovered()).hasSize(1);
+        assertThat(tracker.check().recovered()).hasSize(1);
     }
 
     @Test
@@ -95,13 +96,13 @@ class HealthTrackerTest {
         failingProbes.add(gpu0.uuid());
         clock.advance(QUIET);
 
-        HealthTracker.RecoveryResult result = tracker.checkRecovery();
+        HealthTracker.CheckResult result = tracker.check();
         assertThat(result.recovered()).isEmpty();
         assertThat(result.stillFailing()).singleElement().asString().contains("GPU is lost");
 
         failingProbes.clear();
         clock.advance(Duration.ofSeconds(5));
-        assertThat(tracker.checkRecovery().recovered()).hasSize(1);
+        assertThat(tracker.check().recovered()).hasSize(1);
     }
 
     @ParameterizedTest(name = "XID {0} needs a reset")
@@ -110,7 +111,7 @@ class HealthTrackerTest {
         tracker.onXid(gpu0.uuid(), xid, OptionalInt.empty(), OptionalInt.empty());
         clock.advance(Duration.ofDays(1));
 
-        assertThat(tracker.checkRecovery().recovered()).isEmpty();
+        assertThat(tracker.check().recovered()).isEmpty();
         assertThat(tracker.unhealthyReason(gpu0.uuid())).get().asString().contains("needs a GPU reset");
     }
 
@@ -121,28 +122,28 @@ class HealthTrackerTest {
         tracker.onXid(gpu0.uuid(), 94, OptionalInt.empty(), OptionalInt.empty());
         clock.advance(Duration.ofDays(1));
 
-        assertThat(tracker.checkRecovery().recovered()).isEmpty();
+        assertThat(tracker.check().recovered()).isEmpty();
         assertThat(tracker.unhealthyReason(gpu0.uuid())).contains("XID 79 (needs a GPU reset: GPU has fallen off the bus)");
     }
 
     @Test
     void operatorMayAllowAResetXidToRecover() {
-        tracker = tracker(new HealthPolicy(true, XidTable.DEFAULT_IGNORED, Set.of(), QUIET, Set.of(48L)));
+        tracker = tracker(new HealthPolicy(DEFAULT_CRITICAL, true, QUIET, Set.of(48L)));
         tracker.track(List.of(gpu0));
         tracker.onXid(gpu0.uuid(), 48, OptionalInt.empty(), OptionalInt.empty());
         clock.advance(QUIET);
 
-        assertThat(tracker.checkRecovery().recovered()).hasSize(1);
+        assertThat(tracker.check().recovered()).hasSize(1);
     }
 
     @Test
     void aZeroQuietPeriodTurnsRecoveryOff() {
-        tracker = tracker(new HealthPolicy(true, XidTable.DEFAULT_IGNORED, Set.of(), Duration.ZERO, Set.of()));
+        tracker = tracker(new HealthPolicy(DEFAULT_CRITICAL, true, Duration.ZERO, Set.of()));
         tracker.track(List.of(gpu0));
         tracker.onXid(gpu0.uuid(), 94, OptionalInt.empty(), OptionalInt.empty());
         clock.advance(Duration.ofDays(1));
 
-        assertThat(tracker.checkRecovery().recovered()).isEmpty();
+        assertThat(tracker.check().recovered()).isEmpty();
     }
 
     @ParameterizedTest(name = "XID {0} is ignored by default")
@@ -153,8 +154,9 @@ class HealthTrackerTest {
     }
 
     @Test
-    void disabledChecksIgnoreEverythingButForcedXids() {
-        tracker = tracker(new HealthPolicy(false, XidTable.DEFAULT_IGNORED, Set.of(13L), QUIET, Set.of()));
+    void aPolicyDecidesWhichXidsCount() {
+        // DP_DISABLE_HEALTHCHECKS=all with DP_ENABLE_HEALTHCHECKS=13, as the config package maps it
+        tracker = tracker(new HealthPolicy(xid -> xid == 13, true, QUIET, Set.of()));
         tracker.track(List.of(gpu0));
 
         assertThat(tracker.onXid(gpu0.uuid(), 79, OptionalInt.empty(), OptionalInt.empty())).isEmpty();
@@ -188,12 +190,12 @@ class HealthTrackerTest {
 
         assertThat(tracker.onNvmlLost("nvmlEventSetWait: GPU is lost")).hasSize(2);
         assertThat(tracker.nvmlLost()).isTrue();
-        HealthTracker.RecoveryResult stillDown = tracker.checkRecovery();
+        HealthTracker.CheckResult stillDown = tracker.check();
         assertThat(stillDown.recovered()).isEmpty();
         assertThat(stillDown.nvmlRestored()).isFalse();
 
         failingProbes.clear();
-        HealthTracker.RecoveryResult back = tracker.checkRecovery();
+        HealthTracker.CheckResult back = tracker.check();
         assertThat(back.recovered()).hasSize(2);
         assertThat(back.nvmlRestored()).isTrue();
         assertThat(tracker.nvmlLost()).isFalse();
@@ -204,10 +206,25 @@ class HealthTrackerTest {
         tracker.onXid(gpu0.uuid(), 79, OptionalInt.empty(), OptionalInt.empty());
         tracker.onNvmlLost("driver unloaded");
 
-        HealthTracker.RecoveryResult back = tracker.checkRecovery();
+        HealthTracker.CheckResult back = tracker.check();
 
         assertThat(back.recovered()).extracting(HealthTransition::uuid).containsExactly(gpu1.uuid());
         assertThat(tracker.isHealthy(gpu0.uuid())).isFalse();
+    }
+
+    @Test
+    void aHealthyDeviceThatStopsAnsweringTurnsUnhealthyAtOnceAndBackWhenItAnswers() {
+        failingProbes.add(gpu1.uuid());
+
+        HealthTracker.CheckResult down = tracker.check();
+        assertThat(down.transitions()).singleElement().satisfies(t -> {
+            assertThat(t.uuid()).isEqualTo(gpu1.uuid());
+            assertThat(t.healthy()).isFalse();
+            assertThat(t.reason()).isEqualTo("NVML probe failed: GPU is lost");
+        });
+
+        failingProbes.clear();
+        assertThat(tracker.check().recovered()).extracting(HealthTransition::uuid).containsExactly(gpu1.uuid());
     }
 
     @Test
