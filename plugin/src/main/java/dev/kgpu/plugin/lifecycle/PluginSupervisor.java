@@ -108,6 +108,8 @@ public final class PluginSupervisor {
     private Optional<String> problem = Optional.of("starting");
     private long starts;
     private long retryGeneration;
+    /** kubelet.sock was deleted and not yet created again: a kubelet restart is under way. */
+    private boolean kubeletGone;
     private final Backoff backoff;
     private ScheduledFuture<?> healthChecks;
 
@@ -271,6 +273,7 @@ public final class PluginSupervisor {
                     registerAll();
                 }
                 case LifecycleEvent.SocketDeleted deleted when !serversRestarted -> socketDeleted(deleted.name());
+                case LifecycleEvent.KubeletSocketCreated created -> kubeletGone = false;
                 default -> {
                 }
             }
@@ -434,6 +437,14 @@ public final class PluginSupervisor {
     }
 
     private void socketDeleted(String name) {
+        if (setup.kubeletSocket().filter(k -> k.getFileName().toString().equals(name)).isPresent()) {
+            // the kubelet is restarting: it deletes every socket, then creates kubelet.sock, which restarts all
+            kubeletGone = true;
+            return;
+        }
+        if (kubeletGone) {
+            return;
+        }
         for (ResourceServer server : servers.values()) {
             if (server.socket().getFileName().toString().equals(name) && server.started() && !Files.exists(server.socket())) {
                 String resource = server.service().resource().name();
