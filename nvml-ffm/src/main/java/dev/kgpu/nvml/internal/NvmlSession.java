@@ -69,22 +69,24 @@ public final class NvmlSession implements Nvml {
 
     @Override
     public String driverVersion() {
-        return readVersion("nvmlSystemGetDriverVersion");
+        return readString("nvmlSystemGetDriverVersion", NvmlNative::nvmlSystemGetDriverVersion);
     }
 
     @Override
     public String nvmlVersion() {
-        return readVersion("nvmlSystemGetNVMLVersion");
+        return readString("nvmlSystemGetNVMLVersion", NvmlNative::nvmlSystemGetNVMLVersion);
     }
 
-    private String readVersion(String function) {
+    /** An NVML call that fills a string buffer of the given length. */
+    private interface StringCall {
+        int call(MemorySegment buffer, int length);
+    }
+
+    private String readString(String function, StringCall call) {
         ensureOpen(function);
         MemorySegment s = scratch.acquire();
         try {
-            int rc = function.equals("nvmlSystemGetDriverVersion")
-                    ? NvmlNative.nvmlSystemGetDriverVersion(s, VERSION_BUFFER)
-                    : NvmlNative.nvmlSystemGetNVMLVersion(s, VERSION_BUFFER);
-            NvmlReturns.check(rc, function);
+            NvmlReturns.check(call.call(s, VERSION_BUFFER), function);
             return Conversions.string(s, VERSION_BUFFER);
         } finally {
             scratch.release(s);

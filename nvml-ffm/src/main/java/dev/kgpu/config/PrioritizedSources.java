@@ -1,0 +1,74 @@
+package dev.kgpu.config;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Resolves settings against an ordered list of {@link ConfigSource}s: the first source with a value wins,
+ * else the setting's default. A bad value is recorded as a failure and resolution goes on, so one load
+ * reports every bad setting. Remembers which property set each setting, so that rules spanning several
+ * settings can name the one the user actually wrote. Not thread-safe; one per load.
+ */
+final class PrioritizedSources {
+
+    private final List<ConfigSource> sources;
+    private final List<ValidationFailure> failures = new ArrayList<>();
+    private final Map<String, String> origins = new HashMap<>();
+    private final Set<String> failed = new HashSet<>();
+
+    PrioritizedSources(List<ConfigSource> sources) {
+        this.sources = List.copyOf(sources);
+    }
+
+    <T> T resolve(Setting<T> setting) {
+        for (ConfigSource source : sources) {
+            Optional<ConfigSource.Found<T>> found;
+            try {
+                found = source.lookup(setting);
+            } catch (InvalidConfigException e) {
+                failures.addAll(e.failures());
+                failed.add(setting.name());
+                return setting.defaultValue();
+            }
+            if (found.isPresent()) {
+                origins.put(setting.name(), found.get().property());
+                return found.get().value();
+            }
+        }
+        return setting.defaultValue();
+    }
+
+    void fail(ValidationFailure failure) {
+        failures.add(failure);
+    }
+
+    void failAll(List<ValidationFailure> more) {
+        failures.addAll(more);
+    }
+
+    List<ValidationFailure> failures() {
+        return failures;
+    }
+
+    /**
+     * Whether the setting with this name ({@code flags.mpsRoot}) already failed, so that a rule spanning
+     * settings, which then saw its default, does not complain about it a second time.
+     */
+    boolean hasFailed(String settingName) {
+        return failed.contains(settingName);
+    }
+
+    /**
+     * {@code failure} re-attributed to the flag or environment variable that set its property, when one
+     * did: {@code flags.migStrategy was 'mixed'} becomes {@code MIG_STRATEGY was 'mixed'}.
+     */
+    ValidationFailure attributed(ValidationFailure failure) {
+        String origin = origins.get(failure.property());
+        return origin == null ? failure : new ValidationFailure(origin, failure.value(), failure.reason());
+    }
+}

@@ -1,0 +1,33 @@
+package dev.kgpu.config;
+
+import java.util.List;
+
+/**
+ * The outcome of re-reading the configuration on SIGHUP: the new configuration, or why it was refused,
+ * in which case the agent keeps running with the configuration it has.
+ *
+ * <pre>{@code
+ * switch (loader.reload()) {
+ *     case Reload.Loaded<DevicePluginConfig>(var config) -> restartServers(config);
+ *     case Reload.Rejected<DevicePluginConfig> rejected -> log.error("keeping the running config: " + rejected.message());
+ * }
+ * }</pre>
+ *
+ * @param <T> {@link DevicePluginConfig} or {@link FeatureDiscoveryConfig}
+ */
+public sealed interface Reload<T> permits Reload.Loaded, Reload.Rejected {
+
+    record Loaded<T>(T config) implements Reload<T> {
+    }
+
+    record Rejected<T>(InvalidConfigException reason) implements Reload<T> {
+        public List<ValidationFailure> failures() {
+            return reason.failures();
+        }
+
+        /** One line: {@code invalid configuration: <failure>; <failure>}. */
+        public String message() {
+            return reason.getMessage();
+        }
+    }
+}

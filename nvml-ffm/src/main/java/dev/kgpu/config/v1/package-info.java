@@ -1,0 +1,14 @@
+/**
+ * NVIDIA's config file v1 ({@code api/config/v1} of NVIDIA/k8s-device-plugin) as immutable, validated
+ * records: {@link dev.kgpu.config.v1.Config} with {@link dev.kgpu.config.v1.Flags},
+ * {@link dev.kgpu.config.v1.Resources}, {@link dev.kgpu.config.v1.Sharing} and
+ * {@link dev.kgpu.config.v1.Imex}; {@link dev.kgpu.config.v1.ConfigFile} decodes the YAML and
+ * {@link dev.kgpu.config.v1.ConfigJson} prints the effective config as NVIDIA logs it.
+ *
+ * <p>Field names, defaults and value spellings are NVIDIA's. Unlike NVIDIA v0.20, the sharing entries'
+ * {@code rename} and {@code devices} are kept, so the device plugin can honour them (NVIDIA issue #1786).
+ * No component is ever null: defaults are applied before construction. The agents obtain a
+ * {@code Config} through {@link dev.kgpu.config.DevicePluginConfig} or
+ * {@link dev.kgpu.config.FeatureDiscoveryConfig}, which apply flags and environment variables.
+ */
+package dev.kgpu.config.v1;
