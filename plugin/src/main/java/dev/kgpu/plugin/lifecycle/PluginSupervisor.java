@@ -420,7 +420,11 @@ public final class PluginSupervisor {
                 LOG.infof("registered %s with the kubelet on %s", name, kubeletSocket);
             } catch (KubeletRegistration.RegistrationException e) {
                 events.registration(name, e.getMessage());
-                LOG.warnf("could not register %s: %s", name, e.getMessage());
+                if (Files.exists(kubeletSocket)) {
+                    LOG.warnf("could not register %s: %s", name, e.getMessage());
+                } else {
+                    LOG.infof("waiting for the kubelet to register %s: %s", name, e.getMessage());
+                }
                 problem = Optional.of(e.getMessage());
                 failed = true;
             }
