@@ -54,7 +54,9 @@ public final class MockNvmlPlugin implements AutoCloseable {
     private MockNvmlPlugin(Builder builder) {
         this.dir = builder.dir;
         this.mock = MockNvml.load();
-        mock.reset();
+        if (!builder.keepFailures) {
+            mock.reset();
+        }
         mock.useProfile(builder.profile);
         this.profile = builder.profile.endsWith(".json")
                 ? parse(Path.of(builder.profile)) : MockNvml.profile(builder.profile);
@@ -149,6 +151,7 @@ public final class MockNvmlPlugin implements AutoCloseable {
         private final List<String> flags = new ArrayList<>();
         private boolean startKubelet = true;
         private PluginEvents events = PluginEvents.NONE;
+        private boolean keepFailures;
 
         private Builder(Path dir) {
             this.dir = dir;
@@ -186,6 +189,12 @@ public final class MockNvmlPlugin implements AutoCloseable {
         }
 
         public MockNvmlPlugin start() {
+            return new MockNvmlPlugin(this);
+        }
+
+        /** Starts without resetting the mock first, so NVML failures set up before stay in force. */
+        public MockNvmlPlugin startKeepingFailures() {
+            this.keepFailures = true;
             return new MockNvmlPlugin(this);
         }
     }
