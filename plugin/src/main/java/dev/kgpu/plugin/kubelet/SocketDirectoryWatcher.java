@@ -37,6 +37,7 @@ public final class SocketDirectoryWatcher implements AutoCloseable {
 
     private final WatchService service;
     private final Thread thread;
+    private volatile boolean closing;
 
     private SocketDirectoryWatcher(WatchService service, Path directory, String kubeletSocketName, Consumer<Change> changes) {
         this.service = service;
@@ -71,6 +72,9 @@ public final class SocketDirectoryWatcher implements AutoCloseable {
                     }
                 }
                 if (!key.reset()) {
+                    if (closing) {
+                        return;
+                    }
                     LOG.warnf("%s is no longer watchable (deleted?); kubelet restarts are no longer noticed", directory);
                     return;
                 }
@@ -82,6 +86,7 @@ public final class SocketDirectoryWatcher implements AutoCloseable {
 
     @Override
     public void close() {
+        closing = true;
         try {
             service.close();
         } catch (IOException e) {
