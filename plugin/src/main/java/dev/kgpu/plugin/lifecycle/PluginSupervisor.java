@@ -101,6 +101,7 @@ public final class PluginSupervisor {
     /** Held while the device source is replaced or closed, and while a health check probes through it. */
     private final java.util.concurrent.locks.ReentrantLock sourceLock = new java.util.concurrent.locks.ReentrantLock();
     private DeviceSource.Watch healthWatch;
+    private List<PhysicalDevice> watchedDevices = List.of();
     private final Map<String, ResourceServer> servers = new LinkedHashMap<>();
     private final Set<String> registered = new LinkedHashSet<>();
     private List<PluginResource> resources = List.of();
@@ -348,6 +349,9 @@ public final class PluginSupervisor {
             return true;
         }
         stopServing();
+        if (source != opened) {
+            closeHealthWatch("the device source was reopened");
+        }
         sourceLock.lock();
         try {
             if (source != null && source != opened) {
@@ -482,15 +486,24 @@ public final class PluginSupervisor {
         timers.schedule(() -> queue.add(new LifecycleEvent.Retry(generation)), delay.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Watches the served devices' health events. A watch over the same devices keeps running (a kubelet
+     * restart or a SIGHUP that changes no device never leaves a gap in which an XID could be missed).
+     */
     private void startHealthWatch() {
         if (!healthPolicy.watchEvents() || source == null) {
             return;
         }
-        List<PhysicalDevice> watched = new ArrayList<>();
-        resources.forEach(r -> r.devices().stream().map(AdvertisedDevice::device).forEach(watched::add));
+        List<PhysicalDevice> watched = new ArrayList<>(new LinkedHashSet<>(
+                resources.stream().flatMap(r -> r.devices().stream().map(AdvertisedDevice::device)).toList()));
+        if (healthWatch != null && watched.equals(watchedDevices)) {
+            return;
+        }
+        closeHealthWatch("the devices changed");
         if (watched.isEmpty()) {
             return;
         }
+        watchedDevices = List.copyOf(watched);
         try {
             healthWatch = source.watch(watched, new HealthSink() {
                 @Override
@@ -513,14 +526,14 @@ public final class PluginSupervisor {
 
     private void closeHealthWatch(String why) {
         if (healthWatch != null) {
-            LOG.warnf("health events stopped: %s", why);
+            LOG.infof("health events stopped: %s", why);
             healthWatch.close();
             healthWatch = null;
+            watchedDevices = List.of();
         }
     }
 
     private void stopServing() {
-        closeHealthWatch("servers stop");
         for (ResourceServer server : servers.values()) {
             server.stop();
         }
@@ -598,6 +611,9 @@ public final class PluginSupervisor {
 
     /** Closes {@code dropped} (and the current source, if it is that one) while no health check probes. */
     private void dropSource(DeviceSource dropped) {
+        if (dropped != null && dropped == source) {
+            closeHealthWatch("the device source closes");
+        }
         sourceLock.lock();
         try {
             if (dropped != null) {
