@@ -1,15 +1,20 @@
 package dev.kgpu.nvml;
 
+import dev.kgpu.nvml.testing.MockNvml;
 import dev.kgpu.nvml.testing.MockProfile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
+import java.io.IOException;
 import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import static dev.kgpu.nvml.testing.MockProfile.number;
 import static dev.kgpu.nvml.testing.MockProfile.string;
@@ -27,8 +32,20 @@ class NvmlProfilesTest {
         MockNode.MOCK.reset();
     }
 
+    /** Every profile shipped in nvml-ffm/mock/profiles, so a new one is tested without editing this class. */
+    static Stream<String> shippedProfiles() throws IOException {
+        try (Stream<Path> files = Files.list(MockNvml.profilesDir())) {
+            List<String> names = files.map(file -> file.getFileName().toString())
+                    .filter(name -> name.endsWith(".json"))
+                    .map(name -> name.substring(0, name.length() - ".json".length()))
+                    .sorted().toList();
+            assertThat(names).contains("rtx3060", "dgx-a100", "dgx-h100", "mig-mixed", "large-256");
+            return names.stream();
+        }
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"rtx3060", "dgx-a100", "dgx-h100", "mig-mixed", "h100-mig", "large-256"})
+    @MethodSource("shippedProfiles")
     void systemValuesAndDeviceIdentitiesEqualTheProfile(String name) {
         MockProfile profile = MockNode.profile(name);
         try (Nvml nvml = MockNode.open(name)) {
@@ -76,7 +93,7 @@ class NvmlProfilesTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"rtx3060", "dgx-a100", "dgx-h100", "mig-mixed", "h100-mig", "large-256"})
+    @MethodSource("shippedProfiles")
     void telemetryIsPresentExactlyWhereTheGpuHasIt(String name) {
         MockProfile profile = MockNode.profile(name);
         try (Nvml nvml = MockNode.open(name)) {

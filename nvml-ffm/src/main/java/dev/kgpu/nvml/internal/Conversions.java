@@ -8,7 +8,6 @@ import dev.kgpu.nvml.internal.bindings.nvmlGpuFabricInfo_t;
 import dev.kgpu.nvml.internal.bindings.nvmlMemory_st;
 import dev.kgpu.nvml.internal.bindings.nvmlMemory_v2_st;
 import dev.kgpu.nvml.internal.bindings.nvmlPciInfo_st;
-import dev.kgpu.nvml.internal.bindings.nvmlValue_st;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -78,21 +77,18 @@ final class Conversions {
     }
 
     /**
-     * An {@code nvmlValue_t} of type {@code valueType} as a long; unsigned 32-bit values are widened
-     * without sign, doubles are truncated.
+     * The {@code nvmlValue_t} at {@code offset} of {@code segment}, of type {@code valueType}, as a long;
+     * unsigned 32-bit values are widened without sign, doubles are truncated.
      */
-    static long fieldValue(MemorySegment value, int valueType) {
+    static long fieldValue(MemorySegment segment, long offset, int valueType) {
+        // every member of the nvmlValue_t union starts at its beginning
         if (valueType == NvmlNative.NVML_VALUE_TYPE_DOUBLE()) {
-            return (long) nvmlValue_st.dVal(value);
+            return (long) segment.get(ValueLayout.JAVA_DOUBLE, offset);
         } else if (valueType == NvmlNative.NVML_VALUE_TYPE_UNSIGNED_INT()) {
-            return Integer.toUnsignedLong(nvmlValue_st.uiVal(value));
+            return Integer.toUnsignedLong(segment.get(ValueLayout.JAVA_INT, offset));
         } else if (valueType == NvmlNative.NVML_VALUE_TYPE_SIGNED_INT()) {
-            return nvmlValue_st.siVal(value);
-        } else if (valueType == NvmlNative.NVML_VALUE_TYPE_UNSIGNED_LONG()) {
-            return nvmlValue_st.ulVal(value);
-        } else if (valueType == NvmlNative.NVML_VALUE_TYPE_SIGNED_LONG_LONG()) {
-            return nvmlValue_st.sllVal(value);
+            return segment.get(ValueLayout.JAVA_INT, offset);
         }
-        return nvmlValue_st.ullVal(value);
+        return segment.get(ValueLayout.JAVA_LONG, offset); // unsigned long, (un)signed long long
     }
 }

@@ -32,7 +32,6 @@ import dev.kgpu.nvml.internal.bindings.nvmlGridLicensableFeature_st;
 import dev.kgpu.nvml.internal.bindings.nvmlGridLicensableFeatures_st;
 import dev.kgpu.nvml.internal.bindings.nvmlMemory_v2_st;
 import dev.kgpu.nvml.internal.bindings.nvmlPciInfo_st;
-import dev.kgpu.nvml.internal.bindings.nvmlUtilization_st;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -42,6 +41,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -78,9 +78,20 @@ final class NvmlGpu implements GpuDevice {
     private static final long T_SAMPLING = 56;
     private static final long T_REPLAY = 64;
     private static final long T_REASONS = 72;
-    private static final long T_REMAPPED = 80;     // four ints
+    private static final long T_REMAPPED = 80;
+    private static final long T_REMAPPED_UNCORRECTABLE = 88;
+    private static final long T_REMAPPED_PENDING = 96;
+    private static final long T_REMAPPED_FAILED = 104;
     private static final long T_MEMORY = 128;      // nvmlMemory_v2_t (40 bytes) or nvmlMemory_t (24 bytes)
     private static final long T_FIELDS = 256;      // nvmlFieldValue_t[3]
+
+    // nvmlFieldValue_t, read by offset so that no slice is made per field
+    private static final long FIELD_BYTES = nvmlFieldValue_st.sizeof();
+    private static final long FIELD_ID = nvmlFieldValue_st.fieldId$offset();
+    private static final long FIELD_SCOPE = nvmlFieldValue_st.scopeId$offset();
+    private static final long FIELD_TYPE = nvmlFieldValue_st.valueType$offset();
+    private static final long FIELD_RETURN = nvmlFieldValue_st.nvmlReturn$offset();
+    private static final long FIELD_VALUE = nvmlFieldValue_st.value$offset();
 
     private final NvmlSession session;
     private final ScratchPool scratch;
@@ -242,7 +253,7 @@ final class NvmlGpu implements GpuDevice {
 
     /** The v2 query where it works (learned once), else v1; empty when the GPU reports neither. */
     private Optional<MemoryInfo> readMemory(MemorySegment s, long offset) {
-        MemorySegment memory = s.asSlice(offset, nvmlMemory_v2_st.sizeof());
+        MemorySegment memory = at(s, offset);
         if (!Boolean.FALSE.equals(memoryV2) && NvmlLibrary.has("nvmlDeviceGetMemoryInfo_v2")) {
             nvmlMemory_v2_st.version(memory, Conversions.memoryV2Version());
             int rc = NvmlNative.nvmlDeviceGetMemoryInfo_v2(handle, memory);
@@ -404,55 +415,54 @@ final class NvmlGpu implements GpuDevice {
         MemorySegment s = scratch.acquire();
         try {
             OptionalInt temperature = optionalInt(NvmlNative.nvmlDeviceGetTemperature(handle,
-                    NvmlNative.NVML_TEMPERATURE_GPU(), s.asSlice(T_TEMPERATURE)), "nvmlDeviceGetTemperature", s, T_TEMPERATURE);
-            OptionalLong power = optionalUnsignedInt(NvmlNative.nvmlDeviceGetPowerUsage(handle, s.asSlice(T_POWER)),
+                    NvmlNative.NVML_TEMPERATURE_GPU(), at(s, T_TEMPERATURE)), "nvmlDeviceGetTemperature", s, T_TEMPERATURE);
+            OptionalLong power = optionalUnsignedInt(NvmlNative.nvmlDeviceGetPowerUsage(handle, at(s, T_POWER)),
                     "nvmlDeviceGetPowerUsage", s, T_POWER);
             OptionalLong energy = NvmlReturns.supported(NvmlNative.nvmlDeviceGetTotalEnergyConsumption(handle,
-                    s.asSlice(T_ENERGY)), "nvmlDeviceGetTotalEnergyConsumption")
+                    at(s, T_ENERGY)), "nvmlDeviceGetTotalEnergyConsumption")
                     ? OptionalLong.of(s.get(JAVA_LONG, T_ENERGY)) : OptionalLong.empty();
             OptionalInt smClock = optionalInt(NvmlNative.nvmlDeviceGetClockInfo(handle, NvmlNative.NVML_CLOCK_SM(),
-                    s.asSlice(T_SM_CLOCK)), "nvmlDeviceGetClockInfo", s, T_SM_CLOCK);
+                    at(s, T_SM_CLOCK)), "nvmlDeviceGetClockInfo", s, T_SM_CLOCK);
             OptionalInt memClock = optionalInt(NvmlNative.nvmlDeviceGetClockInfo(handle, NvmlNative.NVML_CLOCK_MEM(),
-                    s.asSlice(T_MEM_CLOCK)), "nvmlDeviceGetClockInfo", s, T_MEM_CLOCK);
-            MemorySegment util = s.asSlice(T_UTILIZATION, nvmlUtilization_st.sizeof());
+                    at(s, T_MEM_CLOCK)), "nvmlDeviceGetClockInfo", s, T_MEM_CLOCK);
+            // nvmlUtilization_t: gpu, then memory
             Optional<Utilization> utilization = NvmlReturns.supported(
-                    NvmlNative.nvmlDeviceGetUtilizationRates(handle, util), "nvmlDeviceGetUtilizationRates")
-                    ? Optional.of(new Utilization(nvmlUtilization_st.gpu(util), nvmlUtilization_st.memory(util)))
+                    NvmlNative.nvmlDeviceGetUtilizationRates(handle, at(s, T_UTILIZATION)), "nvmlDeviceGetUtilizationRates")
+                    ? Optional.of(new Utilization(s.get(JAVA_INT, T_UTILIZATION), s.get(JAVA_INT, T_UTILIZATION + 4)))
                     : Optional.empty();
-            OptionalInt encoder = optionalInt(NvmlNative.nvmlDeviceGetEncoderUtilization(handle, s.asSlice(T_ENCODER),
-                    s.asSlice(T_SAMPLING)), "nvmlDeviceGetEncoderUtilization", s, T_ENCODER);
-            OptionalInt decoder = optionalInt(NvmlNative.nvmlDeviceGetDecoderUtilization(handle, s.asSlice(T_DECODER),
-                    s.asSlice(T_SAMPLING)), "nvmlDeviceGetDecoderUtilization", s, T_DECODER);
+            OptionalInt encoder = optionalInt(NvmlNative.nvmlDeviceGetEncoderUtilization(handle, at(s, T_ENCODER),
+                    at(s, T_SAMPLING)), "nvmlDeviceGetEncoderUtilization", s, T_ENCODER);
+            OptionalInt decoder = optionalInt(NvmlNative.nvmlDeviceGetDecoderUtilization(handle, at(s, T_DECODER),
+                    at(s, T_SAMPLING)), "nvmlDeviceGetDecoderUtilization", s, T_DECODER);
             OptionalLong replay = optionalUnsignedInt(NvmlNative.nvmlDeviceGetPcieReplayCounter(handle,
-                    s.asSlice(T_REPLAY)), "nvmlDeviceGetPcieReplayCounter", s, T_REPLAY);
+                    at(s, T_REPLAY)), "nvmlDeviceGetPcieReplayCounter", s, T_REPLAY);
             Optional<MemoryInfo> memory = readMemory(s, T_MEMORY);
             Optional<RemappedRows> remapped = NvmlReturns.supported(NvmlNative.nvmlDeviceGetRemappedRows(handle,
-                    s.asSlice(T_REMAPPED), s.asSlice(T_REMAPPED + 4), s.asSlice(T_REMAPPED + 8),
-                    s.asSlice(T_REMAPPED + 12)), "nvmlDeviceGetRemappedRows")
-                    ? Optional.of(new RemappedRows(s.get(JAVA_INT, T_REMAPPED), s.get(JAVA_INT, T_REMAPPED + 4),
-                    s.get(JAVA_INT, T_REMAPPED + 8) != 0, s.get(JAVA_INT, T_REMAPPED + 12) != 0))
+                    at(s, T_REMAPPED), at(s, T_REMAPPED_UNCORRECTABLE), at(s, T_REMAPPED_PENDING),
+                    at(s, T_REMAPPED_FAILED)), "nvmlDeviceGetRemappedRows")
+                    ? Optional.of(new RemappedRows(s.get(JAVA_INT, T_REMAPPED), s.get(JAVA_INT, T_REMAPPED_UNCORRECTABLE),
+                    s.get(JAVA_INT, T_REMAPPED_PENDING) != 0, s.get(JAVA_INT, T_REMAPPED_FAILED) != 0))
                     : Optional.empty();
-            Optional<java.util.Set<ClockEventReason>> reasons = Optional.empty();
+            Optional<Set<ClockEventReason>> reasons = Optional.empty();
             if (NvmlLibrary.has("nvmlDeviceGetCurrentClocksEventReasons") && NvmlReturns.supported(
-                    NvmlNative.nvmlDeviceGetCurrentClocksEventReasons(handle, s.asSlice(T_REASONS)),
+                    NvmlNative.nvmlDeviceGetCurrentClocksEventReasons(handle, at(s, T_REASONS)),
                     "nvmlDeviceGetCurrentClocksEventReasons")) {
                 reasons = Optional.of(ClockEventReason.fromMask(s.get(JAVA_LONG, T_REASONS)));
             }
-            MemorySegment fields = s.asSlice(T_FIELDS, 3 * nvmlFieldValue_st.sizeof());
-            prepareField(fields, 0, NvmlNative.NVML_FI_DEV_MEMORY_TEMP(), 0);
-            prepareField(fields, 1, NvmlNative.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX(), ALL_LINKS);
-            prepareField(fields, 2, NvmlNative.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX(), ALL_LINKS);
+            prepareField(s, T_FIELDS, 0, NvmlNative.NVML_FI_DEV_MEMORY_TEMP(), 0);
+            prepareField(s, T_FIELDS, 1, NvmlNative.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX(), ALL_LINKS);
+            prepareField(s, T_FIELDS, 2, NvmlNative.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX(), ALL_LINKS);
             OptionalInt memoryTemperature = OptionalInt.empty();
             OptionalLong nvLinkData = OptionalLong.empty();
-            if (NvmlReturns.supported(NvmlNative.nvmlDeviceGetFieldValues(handle, 3, fields), "nvmlDeviceGetFieldValues")) {
-                OptionalLong memTemp = fieldResult(fields, 0);
-                if (memTemp.isPresent()) {
-                    memoryTemperature = OptionalInt.of((int) memTemp.getAsLong());
+            if (NvmlReturns.supported(NvmlNative.nvmlDeviceGetFieldValues(handle, 3, at(s, T_FIELDS)),
+                    "nvmlDeviceGetFieldValues")) {
+                if (fieldSucceeded(s, T_FIELDS, 0)) {
+                    memoryTemperature = OptionalInt.of((int) fieldValue(s, T_FIELDS, 0));
                 }
-                OptionalLong tx = fieldResult(fields, 1);
-                OptionalLong rx = fieldResult(fields, 2);
-                if (tx.isPresent() || rx.isPresent()) {
-                    nvLinkData = OptionalLong.of(tx.orElse(0) + rx.orElse(0));
+                boolean tx = fieldSucceeded(s, T_FIELDS, 1);
+                boolean rx = fieldSucceeded(s, T_FIELDS, 2);
+                if (tx || rx) {
+                    nvLinkData = OptionalLong.of((tx ? fieldValue(s, T_FIELDS, 1) : 0) + (rx ? fieldValue(s, T_FIELDS, 2) : 0));
                 }
             }
             return new GpuTelemetry(session.clock().instant(), temperature, memoryTemperature, power, energy,
@@ -460,6 +470,11 @@ final class NvmlGpu implements GpuDevice {
         } finally {
             scratch.release(s);
         }
+    }
+
+    /** The scratch segment's slice at {@code offset}, reused rather than made anew (see {@link ScratchPool#at}). */
+    private MemorySegment at(MemorySegment s, long offset) {
+        return scratch.at(s, offset);
     }
 
     private static OptionalInt optionalInt(int rc, String function, MemorySegment s, long offset) {
@@ -471,20 +486,25 @@ final class NvmlGpu implements GpuDevice {
                 ? OptionalLong.of(Integer.toUnsignedLong(s.get(JAVA_INT, offset))) : OptionalLong.empty();
     }
 
-    private static void prepareField(MemorySegment fields, int i, int fieldId, int scopeId) {
-        MemorySegment field = nvmlFieldValue_st.asSlice(fields, i);
-        field.fill((byte) 0);
-        nvmlFieldValue_st.fieldId(field, fieldId);
-        nvmlFieldValue_st.scopeId(field, scopeId);
+    /** Zeroes {@code nvmlFieldValue_t} number {@code i} of the array at {@code base} and sets its id and scope. */
+    private static void prepareField(MemorySegment s, long base, int i, int fieldId, int scopeId) {
+        long field = base + i * FIELD_BYTES;
+        for (long at = 0; at < FIELD_BYTES; at += 8) {
+            s.set(JAVA_LONG, field + at, 0L);
+        }
+        s.set(JAVA_INT, field + FIELD_ID, fieldId);
+        s.set(JAVA_INT, field + FIELD_SCOPE, scopeId);
     }
 
-    /** A field's value, or empty when NVML returned anything but success for that field. */
-    private static OptionalLong fieldResult(MemorySegment fields, int i) {
-        MemorySegment field = nvmlFieldValue_st.asSlice(fields, i);
-        if (nvmlFieldValue_st.nvmlReturn(field) != NvmlReturns.SUCCESS) {
-            return OptionalLong.empty();
-        }
-        return OptionalLong.of(Conversions.fieldValue(nvmlFieldValue_st.value(field), nvmlFieldValue_st.valueType(field)));
+    /** Whether NVML filled field {@code i} (its own {@code nvmlReturn} is success). */
+    private static boolean fieldSucceeded(MemorySegment s, long base, int i) {
+        return s.get(JAVA_INT, base + i * FIELD_BYTES + FIELD_RETURN) == NvmlReturns.SUCCESS;
+    }
+
+    /** Field {@code i}'s value as a long, read by its {@code valueType}. */
+    private static long fieldValue(MemorySegment s, long base, int i) {
+        long field = base + i * FIELD_BYTES;
+        return Conversions.fieldValue(s, field + FIELD_VALUE, s.get(JAVA_INT, field + FIELD_TYPE));
     }
 
     @Override
@@ -513,7 +533,7 @@ final class NvmlGpu implements GpuDevice {
                     cause == PageRetirementCause.DOUBLE_BIT_ECC_ERROR
                             ? NvmlNative.NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR()
                             : NvmlNative.NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS(),
-                    s, s.asSlice(64));
+                    s, at(s, 64));
             if (rc == NvmlReturns.INSUFFICIENT_SIZE) {
                 return OptionalLong.of(Integer.toUnsignedLong(s.get(JAVA_INT, 0)));
             }
@@ -555,22 +575,22 @@ final class NvmlGpu implements GpuDevice {
         session.ensureOpen("nvmlDeviceGetFieldValues");
         MemorySegment s = scratch.acquire();
         try {
-            MemorySegment fields = s.asSlice(0, 4 * nvmlFieldValue_st.sizeof());
-            prepareField(fields, 0, NvmlNative.NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL(), 0);
-            prepareField(fields, 1, NvmlNative.NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL(), 0);
-            prepareField(fields, 2, NvmlNative.NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL(), 0);
-            prepareField(fields, 3, NvmlNative.NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL(), 0);
-            if (!NvmlReturns.supported(NvmlNative.nvmlDeviceGetFieldValues(handle, 4, fields), "nvmlDeviceGetFieldValues")) {
+            prepareField(s, 0, 0, NvmlNative.NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL(), 0);
+            prepareField(s, 0, 1, NvmlNative.NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL(), 0);
+            prepareField(s, 0, 2, NvmlNative.NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL(), 0);
+            prepareField(s, 0, 3, NvmlNative.NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL(), 0);
+            if (!NvmlReturns.supported(NvmlNative.nvmlDeviceGetFieldValues(handle, 4, s), "nvmlDeviceGetFieldValues")) {
                 return Optional.empty();
             }
-            OptionalLong flit = fieldResult(fields, 0);
-            OptionalLong data = fieldResult(fields, 1);
-            OptionalLong replay = fieldResult(fields, 2);
-            OptionalLong recovery = fieldResult(fields, 3);
-            if (flit.isEmpty() && data.isEmpty() && replay.isEmpty() && recovery.isEmpty()) {
-                return Optional.empty();
+            long[] totals = new long[4];
+            boolean any = false;
+            for (int i = 0; i < 4; i++) {
+                if (fieldSucceeded(s, 0, i)) {
+                    totals[i] = fieldValue(s, 0, i);
+                    any = true;
+                }
             }
-            return Optional.of(new NvLinkErrorTotals(flit.orElse(0), data.orElse(0), replay.orElse(0), recovery.orElse(0)));
+            return any ? Optional.of(new NvLinkErrorTotals(totals[0], totals[1], totals[2], totals[3])) : Optional.empty();
         } finally {
             scratch.release(s);
         }

@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * and {@link #release} drops such extra segments unless a slot is free.
  *
  * <p>Thread-safety: safe for any number of threads. A segment belongs to the thread that acquired it
- * until that thread releases it; contents are not cleared between uses.
+ * until that thread releases it; contents are not cleared between uses. The slice cache of {@link #at} is
+ * written without locks: two threads may each make the same slice, and either one is correct.
  */
 final class ScratchPool {
 
@@ -28,17 +29,43 @@ final class ScratchPool {
 
     private static final ScratchPool SHARED = new ScratchPool(SLOTS);
 
+    /** Offsets below this, in steps of 8 bytes, get cached slices from {@link #at}. */
+    static final int CACHED_BYTES = 1024;
+
     private final AtomicReferenceArray<MemorySegment> free;
     private final AtomicLong overflow = new AtomicLong();
-    @SuppressWarnings({"unused", "FieldCanBeLocal"})
-    private final MemorySegment block; // keeps the automatic arena's block reachable
+    private final MemorySegment block; // also keeps the automatic arena's block reachable
+    /** Per preallocated segment, its slices at 8-byte offsets, made on first use (benign races). */
+    private final MemorySegment[][] slices;
 
     ScratchPool(int slots) {
         this.free = new AtomicReferenceArray<>(slots);
         this.block = Arena.ofAuto().allocate(SEGMENT_BYTES * slots, 64);
+        this.slices = new MemorySegment[slots][CACHED_BYTES / 8];
         for (int i = 0; i < slots; i++) {
             free.set(i, block.asSlice(i * SEGMENT_BYTES, SEGMENT_BYTES));
         }
+    }
+
+    /**
+     * {@code segment.asSlice(offset)} for a segment of this pool, without allocating a new slice object on
+     * every call: slices of the preallocated segments at 8-byte offsets below {@link #CACHED_BYTES} are made
+     * once and reused, so passing out-parameters at fixed offsets costs no Java allocation either.
+     */
+    MemorySegment at(MemorySegment segment, long offset) {
+        long relative = segment.address() - block.address();
+        if (relative < 0 || relative >= block.byteSize() || (offset & 7) != 0 || offset >= CACHED_BYTES
+                || relative % SEGMENT_BYTES != 0) {
+            return segment.asSlice(offset);
+        }
+        MemorySegment[] row = slices[(int) (relative / SEGMENT_BYTES)];
+        int index = (int) (offset >>> 3);
+        MemorySegment slice = row[index];
+        if (slice == null) {
+            slice = segment.asSlice(offset);
+            row[index] = slice;
+        }
+        return slice;
     }
 
     /** The process-wide pool. */

@@ -29,6 +29,23 @@ class ScratchPoolTest {
     }
 
     @Test
+    void slicesAtFixedOffsetsAreMadeOnceAndReused() {
+        ScratchPool pool = new ScratchPool(2);
+        MemorySegment segment = pool.acquire();
+
+        MemorySegment first = pool.at(segment, 64);
+        MemorySegment again = pool.at(segment, 64);
+
+        assertThat(again).isSameAs(first);
+        assertThat(first.address()).isEqualTo(segment.address() + 64);
+        assertThat(first.byteSize()).isEqualTo(ScratchPool.SEGMENT_BYTES - 64);
+        assertThat(pool.at(segment, 4).address()).as("unaligned offsets still work").isEqualTo(segment.address() + 4);
+        assertThat(pool.at(segment, 2048).address()).as("offsets past the cache still work").isEqualTo(segment.address() + 2048);
+        MemorySegment foreign = java.lang.foreign.Arena.ofAuto().allocate(ScratchPool.SEGMENT_BYTES);
+        assertThat(pool.at(foreign, 64).address()).isEqualTo(foreign.address() + 64);
+    }
+
+    @Test
     void allocatesBeyondThePoolOnlyWhenEverySegmentIsInUse() {
         ScratchPool pool = new ScratchPool(2);
         MemorySegment first = pool.acquire();

@@ -1,0 +1,134 @@
+package dev.kgpu.discovery.publish;
+
+import dev.kgpu.discovery.labels.Labels;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * Publishes the labels straight onto the Node object.
+ *
+ * <p>It owns only the {@code nvidia.com/} labels it set itself, and remembers which those are in the
+ * Node annotation {@value #OWNED_ANNOTATION} (a comma-separated list of keys), so that a restarted agent
+ * still removes a label that no longer holds. Every other label, {@code nvidia.com/} ones set by
+ * someone else included, is never touched.
+ *
+ * <p>Writes are JSON patches that name only the owned keys that change and carry no
+ * {@code resourceVersion}: they cannot conflict with, or overwrite, labels that others change at the
+ * same time.
+ */
+public final class NodeLabelSink implements LabelSink {
+
+    /** The Node annotation listing the label keys this agent set. */
+    public static final String OWNED_ANNOTATION = "kgpu.dev/discovery-labels";
+
+    static final String OWNED_PREFIX = "nvidia.com/";
+
+    private final KubernetesClient client;
+    private final String nodeName;
+
+    public NodeLabelSink(KubernetesClient client, String nodeName) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
+    }
+
+    @Override
+    public String name() {
+        return Kind.NODE.value();
+    }
+
+    @Override
+    public Outcome publish(Labels labels) throws PublishException {
+        for (String key : labels.asMap().keySet()) {
+            if (!key.startsWith(OWNED_PREFIX)) {
+                throw new IllegalArgumentException("label key was '" + key + "' but the node sink only sets " + OWNED_PREFIX + " labels");
+            }
+        }
+        Node node = read();
+        Map<String, String> current = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+        Set<String> owned = ownedKeys(node);
+
+        Map<String, String> published = new TreeMap<>();
+        for (String key : owned) {
+            if (current.containsKey(key)) {
+                published.put(key, current.get(key));
+            }
+        }
+        for (String key : labels.asMap().keySet()) {
+            if (current.containsKey(key)) {
+                published.put(key, current.get(key));
+            }
+        }
+        String wantedAnnotation = String.join(",", labels.asMap().keySet());
+        if (Labels.of(published).sameIgnoringTimestamp(labels) && wantedAnnotation.equals(annotation(node))) {
+            return Outcome.UNCHANGED;
+        }
+
+        JsonPatch patch = new JsonPatch();
+        if (node.getMetadata().getLabels() == null) {
+            patch.set("/metadata/labels", labels.asMap());
+        } else {
+            labels.asMap().forEach((key, value) -> {
+                if (!value.equals(current.get(key))) {
+                    patch.put("/metadata/labels", key, value);
+                }
+            });
+            for (String key : owned) {
+                if (!labels.containsKey(key) && current.containsKey(key)) {
+                    patch.remove("/metadata/labels", key);
+                }
+            }
+        }
+        if (node.getMetadata().getAnnotations() == null) {
+            patch.set("/metadata/annotations", Map.of(OWNED_ANNOTATION, wantedAnnotation));
+        } else {
+            patch.put("/metadata/annotations", OWNED_ANNOTATION, wantedAnnotation);
+        }
+        try {
+            client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON), patch.toString());
+        } catch (KubernetesClientException e) {
+            throw KubernetesErrors.translate("patching the labels of Node " + nodeName, e);
+        }
+        return Outcome.WROTE;
+    }
+
+    private Node read() throws PublishException {
+        Node node;
+        try {
+            node = client.nodes().withName(nodeName).get();
+        } catch (KubernetesClientException e) {
+            throw KubernetesErrors.translate("reading Node " + nodeName, e);
+        }
+        if (node == null) {
+            throw new PublishException.ApiRefused("reading Node " + nodeName, 404, "no such Node; NODE_NAME must name this node", null);
+        }
+        return node;
+    }
+
+    private static String annotation(Node node) {
+        Map<String, String> annotations = node.getMetadata().getAnnotations();
+        return annotations == null ? null : annotations.get(OWNED_ANNOTATION);
+    }
+
+    /** The keys the annotation lists, limited to {@code nvidia.com/} so that a tampered annotation cannot make us remove foreign labels. */
+    static Set<String> ownedKeys(Node node) {
+        String value = annotation(node);
+        if (value == null || value.isBlank()) {
+            return Set.of();
+        }
+        return Arrays.stream(value.split(","))
+                .map(String::trim)
+                .filter(key -> key.startsWith(OWNED_PREFIX))
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+}

@@ -1,0 +1,42 @@
+package dev.kgpu.discovery.publish;
+
+/**
+ * A sink could not publish. The supervisor keeps the labels published before and retries with backoff.
+ */
+public abstract sealed class PublishException extends Exception {
+
+    PublishException(String message, Throwable cause) {
+        super(message, cause);
+    }
+
+    /**
+     * The API server answered with an error status; {@link #code()} tells 409 (a concurrent change) and
+     * 5xx (the server is unwell) from 403 or 404 (RBAC, a missing Node or CRD).
+     */
+    public static final class ApiRefused extends PublishException {
+        private final int code;
+
+        ApiRefused(String what, int code, String detail, Throwable cause) {
+            super(what + ": the API server answered " + code + (detail == null || detail.isBlank() ? "" : " (" + detail + ")"), cause);
+            this.code = code;
+        }
+
+        public int code() {
+            return code;
+        }
+    }
+
+    /** The API server could not be reached at all. */
+    public static final class ApiUnreachable extends PublishException {
+        ApiUnreachable(String what, Throwable cause) {
+            super(what + ": the API server could not be reached (" + cause.getMessage() + ")", cause);
+        }
+    }
+
+    /** The feature file could not be read or written. */
+    public static final class FileFailed extends PublishException {
+        FileFailed(String what, Throwable cause) {
+            super(what + " (" + cause + ")", cause);
+        }
+    }
+}

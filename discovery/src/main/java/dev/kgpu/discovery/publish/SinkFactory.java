@@ -1,0 +1,124 @@
+package dev.kgpu.discovery.publish;
+
+import io.fabric8.kubernetes.api.model.APIResource;
+import io.fabric8.kubernetes.api.model.APIResourceList;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import org.jboss.logging.Logger;
+
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Chooses and builds the sink: {@code KGPU_LABEL_SINK} when set; else {@code GFD_USE_NODE_FEATURE_API}
+ * when set ({@code false} means GFD's feature file, {@code true} the NodeFeature); else the NodeFeature
+ * when the API server serves NFD's {@code nfd.k8s-sigs.io/v1alpha1} NodeFeature, and the Node otherwise.
+ */
+public final class SinkFactory {
+
+    private static final Logger LOG = Logger.getLogger(SinkFactory.class);
+
+    private final KubernetesClient client;
+
+    public SinkFactory(KubernetesClient client) {
+        this.client = Objects.requireNonNull(client, "client");
+    }
+
+    /** What {@link #create} needs to know. */
+    public record Request(
+            Optional<LabelSink.Kind> kind,
+            Optional<Boolean> useNodeFeatureApi,
+            Optional<String> nodeName,
+            Optional<String> namespace,
+            Optional<String> podName,
+            Path outputFile,
+            boolean removeOutputFileOnExit) {
+    }
+
+    /**
+     * Builds the sink. Throws {@link PublishException} when the API server could not be asked whether it
+     * serves NodeFeatures (the caller retries), and {@link IllegalArgumentException} when a setting that
+     * the chosen sink needs is missing.
+     */
+    public LabelSink create(Request request) throws PublishException {
+        LabelSink.Kind kind = choose(request);
+        return switch (kind) {
+            case FILE -> new FeatureFileSink(request.outputFile(), request.removeOutputFileOnExit());
+            case NODE -> new NodeLabelSink(client, required(request.nodeName(), "NODE_NAME", kind));
+            case NODE_FEATURE -> {
+                String node = required(request.nodeName(), "NODE_NAME", kind);
+                String namespace = required(request.namespace(), "NAMESPACE", kind);
+                yield new NodeFeatureSink(client, node, namespace, owner(namespace, request.podName()));
+            }
+        };
+    }
+
+    private LabelSink.Kind choose(Request request) throws PublishException {
+        if (request.kind().isPresent()) {
+            return request.kind().get();
+        }
+        if (request.useNodeFeatureApi().isPresent()) {
+            return request.useNodeFeatureApi().get() ? LabelSink.Kind.NODE_FEATURE : LabelSink.Kind.FILE;
+        }
+        boolean served = nodeFeatureServed();
+        LOG.infof("the API server %s NodeFeature (%s); publishing labels to the %s", served ? "serves" : "does not serve",
+                NodeFeatureSink.API_VERSION, served ? "NodeFeature object" : "Node object");
+        return served ? LabelSink.Kind.NODE_FEATURE : LabelSink.Kind.NODE;
+    }
+
+    /** Whether API discovery lists the NodeFeature kind in {@code nfd.k8s-sigs.io/v1alpha1}. */
+    public boolean nodeFeatureServed() throws PublishException {
+        try {
+            APIResourceList resources = client.getApiResources(NodeFeatureSink.API_VERSION);
+            if (resources == null || resources.getResources() == null) {
+                return false;
+            }
+            for (APIResource resource : resources.getResources()) {
+                if (NodeFeatureSink.KIND.equals(resource.getKind())) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                return false;
+            }
+            throw KubernetesErrors.translate("asking the API server whether it serves " + NodeFeatureSink.API_VERSION, e);
+        }
+    }
+
+    private static String required(Optional<String> value, String name, LabelSink.Kind kind) {
+        return value.filter(v -> !v.isBlank()).orElseThrow(() -> new IllegalArgumentException(
+                name + " was '' but the " + kind.value() + " sink needs it (set it from the downward API)"));
+    }
+
+    /** The DaemonSet owning this pod, so that deleting the DaemonSet garbage-collects the NodeFeature; best effort. */
+    private Optional<OwnerReference> owner(String namespace, Optional<String> podName) {
+        if (podName.isEmpty() || podName.get().isBlank()) {
+            return Optional.empty();
+        }
+        try {
+            Pod pod = client.pods().inNamespace(namespace).withName(podName.get()).get();
+            if (pod == null || pod.getMetadata().getOwnerReferences() == null) {
+                return Optional.empty();
+            }
+            return pod.getMetadata().getOwnerReferences().stream()
+                    .filter(reference -> "DaemonSet".equals(reference.getKind()))
+                    .findFirst()
+                    .map(reference -> new OwnerReferenceBuilder()
+                            .withApiVersion(reference.getApiVersion())
+                            .withKind(reference.getKind())
+                            .withName(reference.getName())
+                            .withUid(reference.getUid())
+                            .withController(true)
+                            .build());
+        } catch (KubernetesClientException e) {
+            LOG.warnf("the NodeFeature gets no owner: reading pod %s/%s failed: %s", namespace, podName.get(), e.getMessage());
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package dev.kgpu.discovery.run;
+
+import dev.kgpu.config.FeatureDiscoveryConfig;
+import dev.kgpu.config.v1.ReplicatedResource;
+import dev.kgpu.config.v1.ReplicatedResources;
+import dev.kgpu.config.v1.SleepInterval;
+import dev.kgpu.discovery.labels.LabelSettings;
+import dev.kgpu.discovery.labels.LabelSettings.MigStrategy;
+import dev.kgpu.discovery.labels.LabelSettings.SharingStrategy;
+import dev.kgpu.discovery.publish.LabelSink;
+
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Turns the shared configuration ({@code dev.kgpu.config}: NVIDIA's config file v1 with GFD's flags and
+ * environment names) into discovery's own settings.
+ */
+public final class ConfigMapping {
+
+    /** kgpu's extra setting: where sysfs is mounted (for {@code gpu.mode} and vGPU detection). */
+    public static final String SYSFS_ROOT_ENV = "KGPU_SYSFS_ROOT";
+
+    private ConfigMapping() {
+    }
+
+    public static DiscoverySettings settings(FeatureDiscoveryConfig config, Function<String, String> environment) {
+        var gfd = config.gfd();
+        LabelSettings labels = new LabelSettings(
+                MigStrategy.parse("flags.migStrategy", config.config().flags().migStrategy().wireName()),
+                gfd.noTimestamp(),
+                sharing(config));
+        Optional<java.time.Duration> interval = switch (gfd.sleepInterval()) {
+            case SleepInterval.Every every -> Optional.of(every.duration());
+            case SleepInterval.Infinite infinite -> Optional.empty();
+        };
+        Optional<LabelSink.Kind> sink = switch (config.labelSink()) {
+            case AUTO -> Optional.empty();
+            case NODE -> Optional.of(LabelSink.Kind.NODE);
+            case NODE_FEATURE -> Optional.of(LabelSink.Kind.NODE_FEATURE);
+            case FILE -> Optional.of(LabelSink.Kind.FILE);
+        };
+        String sysfs = environment.apply(SYSFS_ROOT_ENV);
+        return new DiscoverySettings(
+                labels,
+                gfd.oneshot(),
+                interval,
+                gfd.machineTypeFile().isEmpty() ? Optional.empty() : Optional.of(Path.of(gfd.machineTypeFile())),
+                Path.of(gfd.outputFile()),
+                config.config().flags().failOnInitError(),
+                sink,
+                Optional.empty(), // the config loader already turned useNodeFeatureAPI=false into the file sink
+                config.nodeName(),
+                Optional.of(config.namespace()),
+                config.podName(),
+                sysfs == null || sysfs.isBlank() ? Path.of("/sys") : Path.of(sysfs),
+                Backoff.Policy.DEFAULT);
+    }
+
+    /**
+     * GFD reads the MPS section when the file has one, else the time-slicing section; the first entry for
+     * a resource name gives its replicas.
+     */
+    static LabelSettings.Sharing sharing(FeatureDiscoveryConfig config) {
+        var sharing = config.config().sharing();
+        SharingStrategy strategy = switch (sharing.strategy()) {
+            case MPS -> SharingStrategy.MPS;
+            case TIME_SLICING -> SharingStrategy.TIME_SLICING;
+            case NONE -> SharingStrategy.NONE;
+        };
+        Optional<ReplicatedResources> section = sharing.mps().or(sharing::timeSlicing);
+        if (section.isEmpty()) {
+            return new LabelSettings.Sharing(strategy, Map.of(), Set.of());
+        }
+        Map<String, Integer> replicas = new LinkedHashMap<>();
+        Set<String> renamed = new HashSet<>();
+        for (ReplicatedResource resource : section.get().resources()) {
+            String name = resource.name().value();
+            if (replicas.putIfAbsent(name, resource.replicas()) == null
+                    && (section.get().renameByDefault() || resource.rename().isPresent())) {
+                renamed.add(name);
+            }
+        }
+        return new LabelSettings.Sharing(strategy, replicas, renamed);
+    }
+}

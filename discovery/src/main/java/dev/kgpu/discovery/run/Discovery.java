@@ -1,0 +1,70 @@
+package dev.kgpu.discovery.run;
+
+import dev.kgpu.config.ConfigLoader;
+import dev.kgpu.config.FeatureDiscoveryConfig;
+import dev.kgpu.config.Reload;
+import dev.kgpu.discovery.publish.SinkFactory;
+import dev.kgpu.nvml.Nvml;
+import io.quarkus.runtime.ShutdownEvent;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
+import sun.misc.Signal;
+
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.function.Function;
+
+/**
+ * Builds the supervisor from the loaded configuration, relays SIGHUP to it and stops it when Quarkus
+ * shuts down (SIGTERM).
+ */
+@Singleton
+public class Discovery {
+
+    private static final Logger LOG = Logger.getLogger(Discovery.class);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(20);
+
+    @Inject
+    SinkFactory sinkFactory;
+
+    @Inject
+    PassStatus status;
+
+    @Inject
+    InstantSource clock;
+
+    private volatile DiscoverySupervisor supervisor;
+
+    /** Starts labelling with {@code config}; SIGHUP re-reads the configuration through {@code loader}. */
+    public void start(FeatureDiscoveryConfig config, ConfigLoader<FeatureDiscoveryConfig> loader, Function<String, String> environment) {
+        config.warnings().forEach(warning -> LOG.warn(warning));
+        LOG.infof("Running with config:%n%s", config.toJson());
+        LabelingPass pass = new LabelingPass(Nvml::open, LabelingPass.Sinks.of(sinkFactory), clock);
+        supervisor = new DiscoverySupervisor(pass, status, () -> switch (loader.reload()) {
+            case Reload.Loaded<FeatureDiscoveryConfig>(FeatureDiscoveryConfig reloaded) -> {
+                LOG.infof("Running with config:%n%s", reloaded.toJson());
+                yield ConfigMapping.settings(reloaded, environment);
+            }
+            case Reload.Rejected<FeatureDiscoveryConfig> rejected -> throw new IllegalArgumentException(rejected.message());
+        }, clock);
+        Signal.handle(new Signal("HUP"), signal -> supervisor.relabel());
+        supervisor.start(ConfigMapping.settings(config, environment));
+    }
+
+    /** Blocks until the supervisor stops; its exit code. */
+    public int awaitExit() {
+        return supervisor.awaitExit();
+    }
+
+    void onShutdown(@Observes ShutdownEvent event) throws InterruptedException {
+        DiscoverySupervisor running = supervisor;
+        if (running != null) {
+            running.stop();
+            if (running.awaitExit(STOP_TIMEOUT) < 0) {
+                LOG.warnf("the discovery supervisor did not stop within %s", STOP_TIMEOUT);
+            }
+        }
+    }
+}

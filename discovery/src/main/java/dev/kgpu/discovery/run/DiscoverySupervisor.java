@@ -1,0 +1,209 @@
+package dev.kgpu.discovery.run;
+
+import dev.kgpu.discovery.publish.LabelSink;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The one thread that owns discovery's lifecycle. It takes events from one queue (a SIGHUP's relabel,
+ * the stop at shutdown) and otherwise wakes when the next pass is due:
+ *
+ * <ul>
+ *   <li>after a published pass, in {@code GFD_SLEEP_INTERVAL} (never, for {@code infinite});
+ *   <li>after a failed pass (API server unavailable, 409, 5xx, an unlabelable node), with exponential
+ *       backoff, keeping the labels published before;
+ *   <li>while NVML is unavailable ({@code FAIL_ON_INIT_ERROR=false}), with the same backoff, until the
+ *       driver answers;
+ *   <li>on SIGHUP at once, after reloading the configuration.
+ * </ul>
+ *
+ * A oneshot run ends after its pass; a fatal pass (NVML unusable with {@code FAIL_ON_INIT_ERROR=true})
+ * ends the run with exit code 1.
+ */
+public final class DiscoverySupervisor {
+
+    private static final Logger LOG = Logger.getLogger(DiscoverySupervisor.class);
+    private static final long NEVER = Long.MAX_VALUE;
+
+    private enum Event { RELABEL, STOP }
+
+    private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
+    private final CompletableFuture<Integer> exit = new CompletableFuture<>();
+    private final LabelingPass pass;
+    private final PassStatus status;
+    private final Supplier<DiscoverySettings> reload;
+    private final InstantSource clock;
+    private DiscoverySettings settings;
+    private Thread thread;
+    private String lastNvmlProblem;
+
+    /**
+     * @param reload reads the configuration again on SIGHUP; throws {@link IllegalArgumentException} naming
+     *               the bad field, and the supervisor then keeps the configuration it has
+     */
+    public DiscoverySupervisor(LabelingPass pass, PassStatus status, Supplier<DiscoverySettings> reload, InstantSource clock) {
+        this.pass = Objects.requireNonNull(pass, "pass");
+        this.status = Objects.requireNonNull(status, "status");
+        this.reload = Objects.requireNonNull(reload, "reload");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /** Starts the supervisor thread; the first pass runs at once. */
+    public synchronized void start(DiscoverySettings initial) {
+        if (thread != null) {
+            throw new IllegalStateException("the discovery supervisor was started twice");
+        }
+        settings = Objects.requireNonNull(initial, "initial");
+        thread = Thread.ofPlatform().name("discovery-supervisor").start(this::loop);
+    }
+
+    /** Relabels at once after reloading the configuration (SIGHUP). */
+    public void relabel() {
+        events.add(Event.RELABEL);
+    }
+
+    /** Asks the supervisor to stop; {@link #awaitExit} then returns. */
+    public void stop() {
+        events.add(Event.STOP);
+    }
+
+    /** Blocks until the supervisor has stopped and returns the process exit code. */
+    public int awaitExit() {
+        return exit.join();
+    }
+
+    /** Waits up to {@code timeout} for the supervisor to stop; the exit code, or -1 when it still runs. */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        try {
+            return exit.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            return -1;
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    private void loop() {
+        Backoff failures = new Backoff(settings.retry());
+        Backoff nvmlRetry = new Backoff(settings.retry());
+        long nextPass = System.nanoTime();
+        int code = 0;
+        try {
+            while (true) {
+                Event event = nextEvent(nextPass);
+                if (event == Event.STOP) {
+                    break;
+                }
+                if (event == Event.RELABEL) {
+                    reloadSettings();
+                }
+                PassResult result = pass.run(settings);
+                long now = System.nanoTime();
+                if (result instanceof PassResult.Fatal(String reason)) {
+                    LOG.errorf("discovery stops: %s", reason);
+                    status.set(false, reason, clock.instant());
+                    code = 1;
+                    break;
+                }
+                if (result instanceof PassResult.Failed(String reason)) {
+                    Duration wait = failures.next();
+                    status.set(false, reason, clock.instant());
+                    if (settings.oneshot()) {
+                        LOG.errorf("the labelling pass failed: %s", reason);
+                        code = 1;
+                        break;
+                    }
+                    LOG.warnf("the labelling pass failed, keeping the labels published before; retrying in %s: %s", wait, reason);
+                    nextPass = now + wait.toNanos();
+                    continue;
+                }
+                PassResult.Published published = (PassResult.Published) result;
+                failures.reset();
+                report(published);
+                if (settings.oneshot()) {
+                    break;
+                }
+                if (published.nvmlProblem().isPresent()) {
+                    Duration wait = nvmlRetry.next();
+                    String problem = published.nvmlProblem().get();
+                    if (!problem.equals(lastNvmlProblem)) {
+                        LOG.warnf("NVML is unavailable (%s): published gpu.present=false; trying NVML again with backoff (next in %s)",
+                                problem, wait);
+                    } else {
+                        LOG.debugf("NVML is still unavailable; next try in %s", wait);
+                    }
+                    lastNvmlProblem = problem;
+                    nextPass = now + wait.toNanos();
+                } else {
+                    if (lastNvmlProblem != null) {
+                        LOG.info("NVML answers again");
+                    }
+                    lastNvmlProblem = null;
+                    nvmlRetry.reset();
+                    nextPass = settings.sleepInterval().map(interval -> now + interval.toNanos()).orElse(NEVER);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            code = 1;
+        } catch (RuntimeException e) {
+            LOG.error("discovery stops on an unexpected error", e);
+            status.set(false, "unexpected error: " + e, clock.instant());
+            code = 1;
+        } finally {
+            try {
+                pass.close();
+            } finally {
+                exit.complete(code);
+            }
+        }
+    }
+
+    private Event nextEvent(long nextPass) throws InterruptedException {
+        if (nextPass == NEVER) {
+            return events.take();
+        }
+        long wait = nextPass - System.nanoTime();
+        return wait <= 0 ? events.poll() : events.poll(wait, TimeUnit.NANOSECONDS);
+    }
+
+    private void report(PassResult.Published published) {
+        boolean ready = published.nvmlProblem().isEmpty();
+        String detail = ready
+                ? published.labels().size() + " labels published to the " + published.sink() + " sink"
+                : "NVML unavailable, minimal labels published: " + published.nvmlProblem().get();
+        status.set(ready, detail, clock.instant());
+        if (published.outcome() == LabelSink.Outcome.WROTE) {
+            LOG.infof("published %d labels to the %s sink:%n%s", published.labels().size(), published.sink(),
+                    published.labels().toFeatureFile().stripTrailing());
+        } else {
+            LOG.debugf("labels unchanged; nothing written to the %s sink", published.sink());
+        }
+    }
+
+    private void reloadSettings() {
+        LOG.info("SIGHUP: reloading the configuration and relabelling");
+        try {
+            DiscoverySettings reloaded = reload.get();
+            if (!sinkSettings(reloaded).equals(sinkSettings(settings))) {
+                pass.forgetSink();
+            }
+            settings = reloaded;
+        } catch (IllegalArgumentException e) {
+            LOG.errorf("keeping the configuration in use: %s", e.getMessage());
+        }
+    }
+
+    private static Object sinkSettings(DiscoverySettings s) {
+        return java.util.List.of(s.sink(), s.useNodeFeatureApi(), s.nodeName(), s.namespace(), s.podName(),
+                s.outputFile(), s.removeOutputFileOnExit());
+    }
+}

@@ -1,0 +1,154 @@
+package dev.kgpu.discovery.run;
+
+import dev.kgpu.discovery.labels.ExpectedLabels;
+import dev.kgpu.discovery.labels.LabelSettings;
+import dev.kgpu.discovery.labels.Labels;
+import dev.kgpu.discovery.publish.LabelSink;
+import dev.kgpu.discovery.publish.NodeLabelSink;
+import dev.kgpu.discovery.publish.SinkFactory;
+import dev.kgpu.nvml.Nvml;
+import dev.kgpu.nvml.testing.MockNvml;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+
+/**
+ * The whole agent minus its entry point: mock NVML through FFM, the supervisor, the node sink against the
+ * Kubernetes API test server, and the readiness probe.
+ */
+@QuarkusTest
+@WithKubernetesTestServer(crud = true)
+class DiscoveryEndToEndIT {
+
+    static final String NODE = "gpu-node-e2e";
+    static final InstantSource CLOCK = InstantSource.fixed(Instant.ofEpochSecond(1_700_000_000L));
+
+    @KubernetesTestServer
+    KubernetesServer server;
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    SinkFactory sinkFactory;
+
+    @Inject
+    PassStatus status;
+
+    MockNvml mock = MockNvml.load();
+    DiscoverySupervisor supervisor;
+
+    @BeforeEach
+    void nodeWithForeignLabels() {
+        client.nodes().withName(NODE).delete();
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE)
+                .addToLabels("kubernetes.io/hostname", NODE)
+                .addToLabels("nvidia.com/gpu.deploy.device-plugin", "true")
+                .endMetadata().build()).create();
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (supervisor != null) {
+            supervisor.stop();
+            assertThat(supervisor.awaitExit(Duration.ofSeconds(20))).isZero();
+        }
+        mock.reset();
+    }
+
+    DiscoverySettings settings(LabelSettings.MigStrategy strategy) {
+        return DiscoverySettings.defaults(NODE, "kgpu")
+                .withSink(LabelSink.Kind.NODE)
+                .withLabels(LabelSettings.defaults().withMigStrategy(strategy))
+                .withNode(Optional.empty(), Path.of("/nonexistent-sysfs"), true)
+                .withTiming(false, Optional.empty(), new Backoff.Policy(Duration.ofMillis(20), Duration.ofMillis(200)));
+    }
+
+    Map<String, String> gpuLabels() {
+        Map<String, String> labels = new TreeMap<>(client.nodes().withName(NODE).get().getMetadata().getLabels());
+        labels.keySet().removeIf(key -> !key.startsWith("nvidia.com/") || key.equals("nvidia.com/gpu.deploy.device-plugin"));
+        return labels;
+    }
+
+    /** The expected file of a profile, adjusted for this test's node: no sysfs, so gpu.mode=unknown, no vGPU labels, machine unknown. */
+    static Map<String, String> expectedWithoutSysfs(String name) {
+        Map<String, String> expected = new TreeMap<>(ExpectedLabels.read(name).asMap());
+        expected.put("nvidia.com/gpu.mode", "unknown");
+        expected.put("nvidia.com/gpu.machine", "unknown");
+        expected.remove("nvidia.com/vgpu.present");
+        return expected;
+    }
+
+    @Test
+    void labelsTheNodeFollowsAMigReconfigurationAndWritesNothingWhenSteady() throws Exception {
+        mock.useProfile("mig-mixed");
+        supervisor = new DiscoverySupervisor(new LabelingPass(Nvml::open, LabelingPass.Sinks.of(sinkFactory), CLOCK), status,
+                () -> settings(LabelSettings.MigStrategy.MIXED), CLOCK);
+
+        supervisor.start(settings(LabelSettings.MigStrategy.MIXED));
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(gpuLabels()).containsExactlyEntriesOf(expectedWithoutSysfs("mig-mixed-mixed")));
+        given().get("/q/health/ready").then().statusCode(200).body("checks[0].name", equalTo("gpu-labels"));
+
+        // steady: a relabel reads the Node and writes nothing
+        int before = server.getKubernetesMockServer().getRequestCount();
+        supervisor.relabel();
+        await().atMost(Duration.ofSeconds(20)).until(() -> server.getKubernetesMockServer().getRequestCount() > before);
+        assertThat(server.getLastRequest().getMethod()).isEqualTo("GET");
+
+        // the GPUs are reconfigured: MIG off everywhere; the mig-* labels no longer hold and go
+        mock.useProfile("dgx-a100");
+        supervisor.relabel();
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            Map<String, String> expected = expectedWithoutSysfs("dgx-a100-mixed");
+            assertThat(gpuLabels()).containsExactlyEntriesOf(expected);
+        });
+        assertThat(client.nodes().withName(NODE).get().getMetadata().getLabels())
+                .containsEntry("kubernetes.io/hostname", NODE)
+                .containsEntry("nvidia.com/gpu.deploy.device-plugin", "true");
+        assertThat(client.nodes().withName(NODE).get().getMetadata().getAnnotations().get(NodeLabelSink.OWNED_ANNOTATION))
+                .doesNotContain("mig-1g.10gb");
+    }
+
+    @Test
+    void aLostDriverWithFailOnInitErrorFalseLeavesGpuPresentFalseUntilItComesBack() throws Exception {
+        mock.useProfile("rtx3060");
+        mock.failNext("nvmlInit_v2", dev.kgpu.nvml.NvmlReturnCode.ERROR_DRIVER_NOT_LOADED, -1);
+        DiscoverySettings tolerant = settings(LabelSettings.MigStrategy.NONE).withNode(Optional.empty(), Path.of("/nonexistent-sysfs"), false);
+        supervisor = new DiscoverySupervisor(new LabelingPass(Nvml::open, LabelingPass.Sinks.of(sinkFactory), CLOCK), status,
+                () -> tolerant, CLOCK);
+
+        supervisor.start(tolerant);
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(gpuLabels()).containsExactlyInAnyOrderEntriesOf(Map.of(Labels.TIMESTAMP, "1700000000", "nvidia.com/gpu.present", "false")));
+        given().get("/q/health/ready").then().statusCode(503);
+
+        mock.clearFailures();
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(gpuLabels()).containsExactlyEntriesOf(expectedWithoutSysfs("rtx3060-none")));
+        given().get("/q/health/ready").then().statusCode(200);
+    }
+}

@@ -1,0 +1,159 @@
+package dev.kgpu.discovery.run;
+
+import dev.kgpu.discovery.labels.Labels;
+import dev.kgpu.discovery.publish.ScriptedSink;
+import dev.kgpu.nvml.NvmlException;
+import dev.kgpu.nvml.NvmlReturnCode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The supervisor's lifecycle with NVML missing and a scripted sink: retries, recovery, SIGHUP, oneshot, fatal init. */
+class DiscoverySupervisorTest {
+
+    static final InstantSource CLOCK = InstantSource.fixed(Instant.ofEpochSecond(1_700_000_000L));
+    static final Backoff.Policy FAST = new Backoff.Policy(Duration.ofMillis(10), Duration.ofMillis(40));
+
+    @TempDir
+    Path folder;
+
+    final AtomicInteger nvmlOpens = new AtomicInteger();
+
+    LabelingPass.NvmlOpener missingDriver() {
+        return () -> {
+            nvmlOpens.incrementAndGet();
+            throw NvmlException.of(NvmlReturnCode.ERROR_DRIVER_NOT_LOADED, "nvmlInit_v2", "Driver Not Loaded");
+        };
+    }
+
+    DiscoverySettings settings(boolean failOnInitError, boolean oneshot, Optional<Duration> interval) {
+        return DiscoverySettings.defaults("node-a", "kgpu")
+                .withNode(Optional.empty(), folder.resolve("no-sysfs"), failOnInitError)
+                .withTiming(oneshot, interval, FAST);
+    }
+
+    static Labels minimal() {
+        return Labels.builder()
+                .put(Labels.TIMESTAMP, "1700000000")
+                .put("nvidia.com/gpu.present", "false")
+                .build();
+    }
+
+    @Test
+    void withoutNvmlItPublishesGpuPresentFalseIsNotReadyAndKeepsTryingNvml() throws Exception {
+        ScriptedSink sink = new ScriptedSink(0);
+        PassStatus status = new PassStatus();
+        DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(missingDriver(), s -> sink, CLOCK), status,
+                () -> settings(false, false, Optional.of(Duration.ofHours(1))), CLOCK);
+
+        supervisor.start(settings(false, false, Optional.of(Duration.ofHours(1))));
+
+        assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(minimal());
+        // the sleep interval is an hour, but NVML is retried with the (fast) backoff
+        await().atMost(Duration.ofSeconds(10)).until(() -> nvmlOpens.get() >= 3);
+        assertThat(status.current().ready()).isFalse();
+        assertThat(status.current().detail()).contains("NVML unavailable", "Driver Not Loaded");
+
+        supervisor.stop();
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isZero();
+        assertThat(sink.closed()).isTrue();
+    }
+
+    @Test
+    void failOnInitErrorStopsWithExitCode1() throws Exception {
+        ScriptedSink sink = new ScriptedSink(0);
+        PassStatus status = new PassStatus();
+        DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(missingDriver(), s -> sink, CLOCK), status,
+                () -> settings(true, false, Optional.empty()), CLOCK);
+
+        supervisor.start(settings(true, false, Optional.empty()));
+
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isEqualTo(1);
+        assertThat(sink.attempts()).isZero();
+        assertThat(status.current().detail()).contains("FAIL_ON_INIT_ERROR=false");
+    }
+
+    @Test
+    void refusedWritesAreRetriedWithBackoffUntilTheyGoThrough() throws Exception {
+        ScriptedSink sink = new ScriptedSink(3);
+        PassStatus status = new PassStatus();
+        DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(missingDriver(), s -> sink, CLOCK), status,
+                () -> settings(false, false, Optional.empty()), CLOCK);
+
+        supervisor.start(settings(false, false, Optional.empty()));
+
+        assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(minimal());
+        assertThat(sink.attempts()).isEqualTo(4);
+        supervisor.stop();
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isZero();
+    }
+
+    @Test
+    void sighupReloadsAndRelabelsAtOnceEvenWithAnInfiniteInterval() throws Exception {
+        ScriptedSink sink = new ScriptedSink(0);
+        AtomicInteger reloads = new AtomicInteger();
+        LabelingPass.NvmlOpener opener = missingDriver();
+        DiscoverySettings infinite = settings(false, false, Optional.empty()).withTiming(false, Optional.empty(),
+                new Backoff.Policy(Duration.ofHours(1), Duration.ofHours(1)));
+        DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(opener, s -> sink, CLOCK), new PassStatus(),
+                () -> {
+                    reloads.incrementAndGet();
+                    return infinite.withLabels(infinite.labels().withNoTimestamp(true));
+                }, CLOCK);
+        supervisor.start(infinite);
+        assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(minimal());
+
+        supervisor.relabel();
+
+        // the reloaded configuration drops the timestamp
+        assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(minimal().without(Labels.TIMESTAMP));
+        assertThat(reloads).hasValue(1);
+        supervisor.stop();
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isZero();
+    }
+
+    @Test
+    void aBadReloadKeepsTheConfigurationInUse() throws Exception {
+        ScriptedSink sink = new ScriptedSink(0);
+        DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(missingDriver(), s -> sink, CLOCK), new PassStatus(),
+                () -> {
+                    throw new IllegalArgumentException("flags.migStrategy was 'dual' but it must be one of none, single, mixed");
+                }, CLOCK);
+        DiscoverySettings infinite = settings(false, false, Optional.empty()).withTiming(false, Optional.empty(),
+                new Backoff.Policy(Duration.ofHours(1), Duration.ofHours(1)));
+        supervisor.start(infinite);
+        assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isNotNull();
+
+        supervisor.relabel();
+
+        assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(minimal());
+        supervisor.stop();
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isZero();
+    }
+
+    @Test
+    void oneshotWritesTheFeatureFileOnceAndLeavesIt() throws Exception {
+        Path file = folder.resolve("features.d/gfd");
+        DiscoverySettings oneshot = settings(false, true, Optional.of(Duration.ofSeconds(60))).withOutputFile(file)
+                .withSink(dev.kgpu.discovery.publish.LabelSink.Kind.FILE);
+        LabelingPass pass = new LabelingPass(missingDriver(),
+                s -> new dev.kgpu.discovery.publish.FeatureFileSink(s.outputFile(), s.removeOutputFileOnExit()), CLOCK);
+        DiscoverySupervisor supervisor = new DiscoverySupervisor(pass, new PassStatus(), () -> oneshot, CLOCK);
+
+        supervisor.start(oneshot);
+
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isZero();
+        assertThat(Files.readString(file)).isEqualTo(minimal().toFeatureFile());
+    }
+}

@@ -1,0 +1,61 @@
+package dev.kgpu.validator;
+
+import dev.kgpu.validator.adapters.CdiSpecDirectory;
+import dev.kgpu.validator.adapters.FileSystemDeviceNodes;
+import dev.kgpu.validator.config.ValidatorSettings;
+import dev.kgpu.validator.core.Cluster;
+import dev.kgpu.validator.core.ComponentValidator;
+import dev.kgpu.validator.core.CudaValidator;
+import dev.kgpu.validator.core.DriverValidator;
+import dev.kgpu.validator.core.GpuDriver;
+import dev.kgpu.validator.core.PluginValidator;
+import dev.kgpu.validator.core.SamplePodRunner;
+import dev.kgpu.validator.core.Sleeper;
+import dev.kgpu.validator.core.StatusFiles;
+import dev.kgpu.validator.core.ToolkitValidator;
+import dev.kgpu.validator.core.ValidationPass;
+
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/** Builds the validators that {@link ValidatorSettings} ask for, over the given ports. */
+public final class ValidationPlan {
+
+    private ValidationPlan() {
+    }
+
+    /**
+     * @param cluster asked for only when {@code plugin} or {@code cuda} is validated, so a driver-only run
+     *                never needs an API server
+     */
+    public static ValidationPass build(ValidatorSettings settings, GpuDriver driver, Supplier<Cluster> cluster,
+                                       StatusFiles statusFiles, InstantSource clock, Sleeper sleeper) {
+        List<ComponentValidator> validators = new ArrayList<>();
+        for (var component : settings.components()) {
+            validators.add(switch (component) {
+                case DRIVER -> new DriverValidator(driver, settings.roots());
+                case TOOLKIT -> new ToolkitValidator(driver,
+                        new FileSystemDeviceNodes(Path.of(settings.roots().devRoot())),
+                        settings.cdiSpecDir().map(CdiSpecDirectory::new), settings.simulatedDeviceNodes());
+                case PLUGIN -> new PluginValidator(cluster.get(), settings.nodeName(), settings.namespace(), clock,
+                        sleeper, settings.sleepInterval(), settings.pluginWaitTries(),
+                        settings.withWorkload() ? Optional.of(podRunner(settings, cluster.get(), clock, sleeper))
+                                : Optional.empty(),
+                        settings.samplePod(), settings.migStrategy());
+                case CUDA -> new CudaValidator(cluster.get(), settings.nodeName(), settings.namespace(),
+                        podRunner(settings, cluster.get(), clock, sleeper), settings.samplePod(),
+                        settings.migStrategy());
+            });
+        }
+        return new ValidationPass(validators, statusFiles, settings.withWait(), settings.sleepInterval(), sleeper);
+    }
+
+    private static SamplePodRunner podRunner(ValidatorSettings settings, Cluster cluster, InstantSource clock,
+                                             Sleeper sleeper) {
+        return new SamplePodRunner(cluster, clock, sleeper, settings.sleepInterval(), settings.podWaitTries());
+    }
+}

@@ -1,0 +1,79 @@
+package dev.kgpu.validator;
+
+import dev.kgpu.validator.config.Mode;
+import dev.kgpu.validator.config.SettingsException;
+import dev.kgpu.validator.config.SettingsReader;
+import dev.kgpu.validator.config.ValidatorSettings;
+import dev.kgpu.validator.core.ValidationPass;
+import dev.kgpu.validator.core.Verdict;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.QuarkusApplication;
+import io.quarkus.runtime.annotations.QuarkusMain;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The validator's one entry point. Reads the settings; in one-shot mode validates once, prints one verdict
+ * line per component and exits 0 only when all passed (an init container); in daemon mode re-validates on
+ * an interval until SIGTERM, then removes its {@code *-ready} files.
+ *
+ * <p>Exit codes: 0 all passed, 1 a component failed, 2 the settings are wrong. Only this class decides.
+ */
+@QuarkusMain
+public class ValidatorMain implements QuarkusApplication {
+
+    private static final System.Logger LOG = System.getLogger(ValidatorMain.class.getName());
+
+    @Inject
+    ValidatorWiring wiring;
+
+    @Inject
+    ValidationState state;
+
+    @Override
+    public int run(String... args) throws Exception {
+        Function<String, String> environment = ValidatorMain::setting;
+        PrintStream out = System.out;
+        ValidatorSettings settings;
+        try {
+            settings = SettingsReader.read(environment, List.of(args));
+        } catch (SettingsException e) {
+            e.problems().forEach(problem -> System.err.println("kgpu-validator: " + problem));
+            return 2;
+        }
+        LOG.log(System.Logger.Level.INFO, "Running with config: {0}",
+                new ObjectMapper().writeValueAsString(settings.describe()));
+        var statusFiles = wiring.statusFiles(settings);
+        if (settings.cleanupAll()) {
+            try {
+                statusFiles.removeAllReadyFiles();
+            } catch (java.io.UncheckedIOException e) {
+                System.err.println("kgpu-validator: CLEANUP_ALL: " + e.getMessage());
+                return 1;
+            }
+        }
+        ValidationPass pass = wiring.pass(settings, environment);
+        if (settings.mode() == Mode.ONESHOT) {
+            List<Verdict> verdicts = pass.run(ValidationPass.FilePolicy.REMOVE_FIRST);
+            state.record(verdicts);
+            verdicts.forEach(verdict -> out.println(verdict.line()));
+            return verdicts.stream().allMatch(Verdict::passed) ? 0 : 1;
+        }
+        try (DaemonSupervisor supervisor = new DaemonSupervisor(pass, statusFiles, state,
+                settings.revalidateInterval())) {
+            supervisor.start();
+            Quarkus.waitForExit();
+        }
+        return 0;
+    }
+
+    /** Settings come from MicroProfile Config: environment variables, system properties, application.properties. */
+    private static String setting(String name) {
+        return ConfigProvider.getConfig().getOptionalValue(name, String.class).orElse(null);
+    }
+}

@@ -1,0 +1,123 @@
+package dev.kgpu.validator.config;
+
+import dev.kgpu.validator.core.Component;
+import dev.kgpu.validator.core.MigStrategy;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class SettingsReaderTest {
+
+    private static ValidatorSettings read(Map<String, String> env, String... args) {
+        return SettingsReader.read(env::get, List.of(args));
+    }
+
+    @Test
+    void nvidiaDefaultsApplyWhenNothingIsSet() {
+        ValidatorSettings settings = read(Map.of("COMPONENT", "driver"));
+
+        assertThat(settings.components()).containsExactly(Component.DRIVER);
+        assertThat(settings.mode()).isEqualTo(Mode.ONESHOT);
+        assertThat(settings.outputDir()).isEqualTo(Path.of("/run/nvidia/validations"));
+        assertThat(settings.sleepInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(settings.withWait()).isFalse();
+        assertThat(settings.withWorkload()).isTrue();
+        assertThat(settings.pluginWaitTries()).isEqualTo(30);
+        assertThat(settings.podWaitTries()).isEqualTo(60);
+        assertThat(settings.migStrategy()).isEqualTo(MigStrategy.SINGLE);
+        assertThat(settings.samplePod().image()).isEqualTo("nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0");
+        assertThat(settings.roots().isHostDriver()).isTrue();
+        assertThat(settings.roots().driverRootCtrPath()).isEqualTo("/host");
+        assertThat(settings.cdiSpecDir()).isEmpty();
+        assertThat(settings.describe()).containsEntry("OUTPUT_DIR", "/run/nvidia/validations")
+                .containsEntry("SLEEP_INTERVAL_SECONDS", 5L).containsEntry("COMPONENT", List.of("driver"));
+    }
+
+    @Test
+    void unsetComponentMeansAllInDependencyOrder() {
+        ValidatorSettings settings = read(Map.of("NODE_NAME", "n1", "OPERATOR_NAMESPACE", "gpu-operator"));
+
+        assertThat(settings.components())
+                .containsExactly(Component.DRIVER, Component.TOOLKIT, Component.PLUGIN, Component.CUDA);
+    }
+
+    @Test
+    void componentListIsPutInDependencyOrder() {
+        ValidatorSettings settings = read(Map.of("COMPONENT", "cuda,driver", "NODE_NAME", "n1", "NAMESPACE", "ns"));
+
+        assertThat(settings.components()).containsExactly(Component.DRIVER, Component.CUDA);
+        assertThat(settings.namespace()).isEqualTo("ns");
+    }
+
+    @Test
+    void flagsWinOverEnvironmentAndBooleanFlagsNeedNoValue() {
+        ValidatorSettings settings = read(
+                Map.of("COMPONENT", "driver", "SLEEP_INTERVAL_SECONDS", "9", "OUTPUT_DIR", "/env"),
+                "-c", "toolkit", "--sleep-interval-seconds=2", "-w", "--output-dir", "/flag");
+
+        assertThat(settings.components()).containsExactly(Component.TOOLKIT);
+        assertThat(settings.sleepInterval()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(settings.withWait()).isTrue();
+        assertThat(settings.outputDir()).isEqualTo(Path.of("/flag"));
+    }
+
+    @Test
+    void driverContainerRootsFollowNvidiasDefaults() {
+        ValidatorSettings settings = read(Map.of("COMPONENT", "driver", "NVIDIA_DRIVER_ROOT", "/run/nvidia/driver"));
+
+        assertThat(settings.roots().isHostDriver()).isFalse();
+        assertThat(settings.roots().driverRootCtrPath()).isEqualTo("/run/nvidia/driver");
+        assertThat(settings.roots().devRoot()).isEqualTo("/");
+        assertThat(settings.roots().devRootCtrPath()).isEqualTo("/host");
+    }
+
+    @Test
+    void kgpuSettingsAreRead() {
+        ValidatorSettings settings = read(Map.of("COMPONENT", "toolkit", "KGPU_CDI_SPEC_DIR", "/var/run/cdi",
+                "KGPU_SIMULATED_DEVICE_NODES", "true", "KGPU_VALIDATOR_MODE", "daemon",
+                "KGPU_REVALIDATE_INTERVAL_SECONDS", "60", "VALIDATOR_IMAGE_PULL_SECRETS", "a, b",
+                "VALIDATOR_RUNTIME_CLASS", "nvidia", "VALIDATOR_IMAGE_PULL_POLICY", "IfNotPresent"));
+
+        assertThat(settings.cdiSpecDir()).contains(Path.of("/var/run/cdi"));
+        assertThat(settings.simulatedDeviceNodes()).isTrue();
+        assertThat(settings.mode()).isEqualTo(Mode.DAEMON);
+        assertThat(settings.revalidateInterval()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(settings.samplePod().pullSecrets()).containsExactly("a", "b");
+        assertThat(settings.samplePod().runtimeClass()).contains("nvidia");
+        assertThat(settings.samplePod().pullPolicy()).isEqualTo(Optional.of("IfNotPresent"));
+    }
+
+    @Test
+    void everyBadValueIsReportedAtOnceNamingTheFieldAndValue() {
+        assertThatThrownBy(() -> read(Map.of("COMPONENT", "driver,gpu", "SLEEP_INTERVAL_SECONDS", "0",
+                "WITH_WAIT", "maybe", "MIG_STRATEGY", "half", "OUTPUT_DIR", "relative/dir",
+                "VALIDATOR_IMAGE_PULL_POLICY", "Sometimes", "KGPU_POD_WAIT_TRIES", "many")))
+                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.problems()).containsExactly(
+                        "COMPONENT was 'driver,gpu' but it must be driver, toolkit, plugin, cuda, a comma-separated"
+                                + " list of them, or all",
+                        "OUTPUT_DIR was 'relative/dir' but it must be an absolute path",
+                        "WITH_WAIT was 'maybe' but it must be true or false",
+                        "SLEEP_INTERVAL_SECONDS was '0' but it must be a whole number of seconds from 1 to 300",
+                        "KGPU_POD_WAIT_TRIES was 'many' but it must be a whole number from 1 to 10000",
+                        "MIG_STRATEGY was 'half' but it must be one of none, single, mixed",
+                        "VALIDATOR_IMAGE_PULL_POLICY was 'Sometimes' but it must be Always, IfNotPresent or Never",
+                        "NODE_NAME was '' but it must name this node for the plugin and cuda components"
+                                + " (set it from the pod's spec.nodeName)",
+                        "OPERATOR_NAMESPACE was '' but it must name the namespace for sample pods when validating"
+                                + " plugin or cuda (NAMESPACE is read too)"));
+    }
+
+    @Test
+    void unknownFlagsAreRejected() {
+        assertThatThrownBy(() -> read(Map.of("COMPONENT", "driver"), "--frobnicate"))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("argument 1 was '--frobnicate' but it is not a known flag");
+    }
+}
