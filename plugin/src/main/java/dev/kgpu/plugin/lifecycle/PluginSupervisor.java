@@ -423,8 +423,8 @@ public final class PluginSupervisor {
                 events.registration(name, null);
                 LOG.infof("registered %s with the kubelet on %s", name, kubeletSocket);
             } catch (KubeletRegistration.RegistrationException e) {
-                events.registration(name, e.getMessage());
                 if (Files.exists(kubeletSocket)) {
+                    events.registration(name, e.getMessage());
                     LOG.warnf("could not register %s: %s", name, e.getMessage());
                 } else {
                     LOG.infof("waiting for the kubelet to register %s: %s", name, e.getMessage());
