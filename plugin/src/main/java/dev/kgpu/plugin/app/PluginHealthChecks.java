@@ -1,0 +1,59 @@
+package dev.kgpu.plugin.app;
+
+import dev.kgpu.plugin.lifecycle.PluginStatus;
+import dev.kgpu.plugin.lifecycle.PluginSupervisor;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
+import org.eclipse.microprofile.health.Liveness;
+import org.eclipse.microprofile.health.Readiness;
+
+/** Liveness: the supervisor runs and serves every resource. Readiness: every resource is registered. */
+public final class PluginHealthChecks {
+
+    private PluginHealthChecks() {
+    }
+
+    static HealthCheckResponse describe(String name, boolean up, PluginStatus status) {
+        HealthCheckResponseBuilder builder = HealthCheckResponse.named(name).status(up)
+                .withData("resources", String.join(",", status.resources()))
+                .withData("serving", String.join(",", status.serving()))
+                .withData("registered", String.join(",", status.registered()))
+                .withData("devicesReadable", status.devicesReadable());
+        status.problem().ifPresent(p -> builder.withData("problem", p));
+        return builder.build();
+    }
+
+    static PluginStatus status(PluginLifecycle lifecycle) {
+        PluginSupervisor supervisor = lifecycle.supervisor();
+        return supervisor == null ? PluginStatus.STARTING : supervisor.status();
+    }
+
+    @Liveness
+    @ApplicationScoped
+    public static class Live implements HealthCheck {
+        @Inject
+        PluginLifecycle lifecycle;
+
+        @Override
+        public HealthCheckResponse call() {
+            PluginStatus status = status(lifecycle);
+            return describe("device plugin servers", status.live(), status);
+        }
+    }
+
+    @Readiness
+    @ApplicationScoped
+    public static class Ready implements HealthCheck {
+        @Inject
+        PluginLifecycle lifecycle;
+
+        @Override
+        public HealthCheckResponse call() {
+            PluginStatus status = status(lifecycle);
+            return describe("registered with the kubelet", status.ready(), status);
+        }
+    }
+}

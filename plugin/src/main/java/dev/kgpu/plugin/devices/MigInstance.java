@@ -1,0 +1,54 @@
+package dev.kgpu.plugin.devices;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalInt;
+
+/**
+ * A MIG device: one compute instance in one GPU instance of a MIG-enabled GPU.
+ *
+ * @param uuid              {@code MIG-...}
+ * @param parentIndex       NVML index of the parent GPU
+ * @param parentUuid        the parent's {@code GPU-...}
+ * @param parentMinor       the parent's {@code /dev/nvidiaN} minor
+ * @param migIndex          index among the parent's MIG devices
+ * @param gpuInstanceId     GPU instance id, as XID events name it
+ * @param computeInstanceId compute instance id, as XID events name it
+ * @param profile           NVIDIA's canonical profile name, e.g. {@code 1g.10gb} or {@code 1c.2g.20gb}
+ * @param numaNode          the parent GPU's NUMA node, when known
+ * @param capabilityMinors  minors of {@code /dev/nvidia-caps/nvidia-cap<N>} that grant access to this device
+ *                          (GPU-instance and compute-instance access), empty when the driver does not publish them
+ */
+public record MigInstance(String uuid, int parentIndex, String parentUuid, int parentMinor, int migIndex,
+                          int gpuInstanceId, int computeInstanceId, String profile, OptionalInt numaNode,
+                          List<Integer> capabilityMinors) implements PhysicalDevice {
+
+    public MigInstance {
+        Objects.requireNonNull(uuid, "uuid");
+        Objects.requireNonNull(parentUuid, "parentUuid");
+        Objects.requireNonNull(profile, "profile");
+        Objects.requireNonNull(numaNode, "numaNode");
+        capabilityMinors = List.copyOf(capabilityMinors);
+    }
+
+    @Override
+    public String indexId() {
+        return parentIndex + ":" + migIndex;
+    }
+
+    @Override
+    public String gpuUuid() {
+        return parentUuid;
+    }
+
+    @Override
+    public int gpuIndex() {
+        return parentIndex;
+    }
+
+    @Override
+    public List<String> deviceNodes() {
+        List<String> caps = capabilityMinors.stream().map(m -> "/dev/nvidia-caps/nvidia-cap" + m).toList();
+        return java.util.stream.Stream.concat(java.util.stream.Stream.of("/dev/nvidia" + parentMinor), caps.stream()).toList();
+    }
+}

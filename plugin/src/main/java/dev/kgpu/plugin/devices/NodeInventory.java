@@ -1,0 +1,69 @@
+package dev.kgpu.plugin.devices;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The GPUs of a node and the links between them, read once per start of the plugin's servers.
+ * Immutable.
+ */
+public final class NodeInventory {
+
+    private final List<Gpu> gpus;
+    private final Map<String, GpuLink> links;
+
+    /**
+     * @param links the connection of each unordered pair of GPUs, keyed by {@link #pairKey(String, String)};
+     *              pairs without an entry count as {@link PcieProximity#ACROSS_NUMA_NODES} with no NVLink
+     */
+    public NodeInventory(List<Gpu> gpus, Map<String, GpuLink> links) {
+        this.gpus = List.copyOf(gpus);
+        this.links = Map.copyOf(links);
+    }
+
+    public static NodeInventory withoutTopology(List<Gpu> gpus) {
+        return new NodeInventory(gpus, Map.of());
+    }
+
+    public List<Gpu> gpus() {
+        return gpus;
+    }
+
+    public Optional<Gpu> gpu(String uuid) {
+        return gpus.stream().filter(g -> g.uuid().equals(uuid)).findFirst();
+    }
+
+    /** The link between two different GPUs. */
+    public GpuLink link(String gpuA, String gpuB) {
+        GpuLink link = links.get(pairKey(gpuA, gpuB));
+        return link != null ? link : new GpuLink(PcieProximity.ACROSS_NUMA_NODES, 0);
+    }
+
+    /** Every GPU and every MIG device, GPUs first. */
+    public List<PhysicalDevice> allDevices() {
+        List<PhysicalDevice> all = new java.util.ArrayList<>(gpus);
+        gpus.forEach(g -> all.addAll(g.migDevices()));
+        return List.copyOf(all);
+    }
+
+    /** The key of an unordered pair of GPU UUIDs. */
+    public static String pairKey(String gpuA, String gpuB) {
+        Objects.requireNonNull(gpuA);
+        Objects.requireNonNull(gpuB);
+        return gpuA.compareTo(gpuB) <= 0 ? gpuA + "|" + gpuB : gpuB + "|" + gpuA;
+    }
+
+    /** Builds the link map from a function of two GPUs. */
+    public static Map<String, GpuLink> linksOf(List<Gpu> gpus, java.util.function.BiFunction<Gpu, Gpu, GpuLink> link) {
+        Map<String, GpuLink> map = new HashMap<>();
+        for (int i = 0; i < gpus.size(); i++) {
+            for (int j = i + 1; j < gpus.size(); j++) {
+                map.put(pairKey(gpus.get(i).uuid(), gpus.get(j).uuid()), link.apply(gpus.get(i), gpus.get(j)));
+            }
+        }
+        return map;
+    }
+}

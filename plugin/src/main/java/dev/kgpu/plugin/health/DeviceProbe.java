@@ -1,0 +1,15 @@
+package dev.kgpu.plugin.health;
+
+import dev.kgpu.plugin.devices.PhysicalDevice;
+
+import java.util.Optional;
+
+/**
+ * Asks the driver whether a device answers. The NVML adapter implements it; tests use a lambda.
+ */
+@FunctionalInterface
+public interface DeviceProbe {
+
+    /** Empty when the device answered; otherwise why not. Must not throw. */
+    Optional<String> probe(PhysicalDevice device);
+}

@@ -1,0 +1,111 @@
+package dev.kgpu.plugin.kubelet;
+
+import dev.kgpu.plugin.allocation.AllocationException;
+import dev.kgpu.plugin.kubelet.v1beta1.AllocateRequest;
+import dev.kgpu.plugin.kubelet.v1beta1.AllocateResponse;
+import dev.kgpu.plugin.kubelet.v1beta1.ContainerAllocateRequest;
+import dev.kgpu.plugin.kubelet.v1beta1.ContainerPreferredAllocationRequest;
+import dev.kgpu.plugin.kubelet.v1beta1.ContainerPreferredAllocationResponse;
+import dev.kgpu.plugin.kubelet.v1beta1.DevicePluginGrpc;
+import dev.kgpu.plugin.kubelet.v1beta1.DevicePluginOptions;
+import dev.kgpu.plugin.kubelet.v1beta1.Empty;
+import dev.kgpu.plugin.kubelet.v1beta1.ListAndWatchResponse;
+import dev.kgpu.plugin.kubelet.v1beta1.PreStartContainerRequest;
+import dev.kgpu.plugin.kubelet.v1beta1.PreStartContainerResponse;
+import dev.kgpu.plugin.kubelet.v1beta1.PreferredAllocationRequest;
+import dev.kgpu.plugin.kubelet.v1beta1.PreferredAllocationResponse;
+import dev.kgpu.plugin.resources.ResourceService;
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import org.jboss.logging.Logger;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The kubelet's {@code /v1beta1.DevicePlugin} service for one resource: a thin translation to
+ * {@link ResourceService}. A refused request ({@link AllocationException}) becomes INVALID_ARGUMENT with
+ * the domain's message. Handlers never block, so the server may run them on its I/O thread.
+ */
+final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
+
+    private static final Logger LOG = Logger.getLogger(DevicePluginService.class);
+
+    static final DevicePluginOptions OPTIONS = DevicePluginOptions.newBuilder()
+            .setGetPreferredAllocationAvailable(true)
+            .setPreStartRequired(false)
+            .build();
+
+    private final ResourceService service;
+
+    DevicePluginService(ResourceService service) {
+        this.service = service;
+    }
+
+    @Override
+    public void getDevicePluginOptions(Empty request, StreamObserver<DevicePluginOptions> response) {
+        response.onNext(OPTIONS);
+        response.onCompleted();
+    }
+
+    @Override
+    public void listAndWatch(Empty request, StreamObserver<ListAndWatchResponse> response) {
+        ServerCallStreamObserver<ListAndWatchResponse> stream = (ServerCallStreamObserver<ListAndWatchResponse>) response;
+        AtomicReference<Runnable> stop = new AtomicReference<>(() -> { });
+        stream.setOnCancelHandler(() -> stop.get().run());
+        stop.set(service.watch(devices -> {
+            try {
+                stream.onNext(ProtoMapping.toResponse(devices));
+            } catch (RuntimeException e) {
+                LOG.debugf("ListAndWatch of %s ended: %s", service.resource().name(), e.getMessage());
+            }
+        }));
+        if (stream.isCancelled()) {
+            stop.get().run();
+        }
+    }
+
+    @Override
+    public void getPreferredAllocation(PreferredAllocationRequest request, StreamObserver<PreferredAllocationResponse> response) {
+        try {
+            PreferredAllocationResponse.Builder answer = PreferredAllocationResponse.newBuilder();
+            for (ContainerPreferredAllocationRequest container : request.getContainerRequestsList()) {
+                answer.addContainerResponses(ContainerPreferredAllocationResponse.newBuilder()
+                        .addAllDeviceIDs(service.preferredAllocation(container.getAvailableDeviceIDsList(),
+                                container.getMustIncludeDeviceIDsList(), container.getAllocationSize())));
+            }
+            response.onNext(answer.build());
+            response.onCompleted();
+        } catch (AllocationException e) {
+            response.onError(Status.INVALID_ARGUMENT.withDescription(
+                    "error getting list of preferred allocation devices: " + e.getMessage()).asRuntimeException());
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "GetPreferredAllocation of %s failed", service.resource().name());
+            response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
+        }
+    }
+
+    @Override
+    public void allocate(AllocateRequest request, StreamObserver<AllocateResponse> response) {
+        try {
+            AllocateResponse.Builder answer = AllocateResponse.newBuilder();
+            for (ContainerAllocateRequest container : request.getContainerRequestsList()) {
+                answer.addContainerResponses(ProtoMapping.toResponse(service.allocate(container.getDevicesIdsList())));
+            }
+            response.onNext(answer.build());
+            response.onCompleted();
+        } catch (AllocationException e) {
+            LOG.warnf("refused Allocate of %s: %s", service.resource().name(), e.getMessage());
+            response.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "Allocate of %s failed", service.resource().name());
+            response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
+        }
+    }
+
+    @Override
+    public void preStartContainer(PreStartContainerRequest request, StreamObserver<PreStartContainerResponse> response) {
+        response.onNext(PreStartContainerResponse.getDefaultInstance());
+        response.onCompleted();
+    }
+}

@@ -1,0 +1,101 @@
+package dev.kgpu.plugin.kubelet;
+
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchEvent;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.util.function.Consumer;
+
+/**
+ * Watches the device-plugins directory (inotify through the JDK's WatchService) on one daemon thread
+ * named {@value #THREAD_NAME} and reports what the supervisor acts on: {@code kubelet.sock} created (the
+ * kubelet restarted) and any socket deleted (a plugin socket may be gone). An overflow is reported as a
+ * kubelet restart, so nothing is missed.
+ */
+public final class SocketDirectoryWatcher implements AutoCloseable {
+
+    static final String THREAD_NAME = "plugin-socket-watcher";
+    private static final Logger LOG = Logger.getLogger(SocketDirectoryWatcher.class);
+
+    /** What happened in the directory. */
+    public sealed interface Change {
+        /** {@code kubelet.sock} appeared (or events were lost). */
+        record KubeletSocketCreated() implements Change {
+        }
+
+        /** A file named {@code name} disappeared. */
+        record Deleted(String name) implements Change {
+        }
+    }
+
+    private final WatchService service;
+    private final Thread thread;
+    private volatile boolean closing;
+
+    private SocketDirectoryWatcher(WatchService service, Path directory, String kubeletSocketName, Consumer<Change> changes) {
+        this.service = service;
+        this.thread = Thread.ofPlatform().name(THREAD_NAME).daemon(true)
+                .unstarted(() -> watch(directory, kubeletSocketName, changes));
+    }
+
+    /** Starts watching {@code directory} (created when missing). */
+    public static SocketDirectoryWatcher start(Path directory, String kubeletSocketName, Consumer<Change> changes) throws IOException {
+        Files.createDirectories(directory);
+        WatchService service = FileSystems.getDefault().newWatchService();
+        directory.register(service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
+        SocketDirectoryWatcher watcher = new SocketDirectoryWatcher(service, directory, kubeletSocketName, changes);
+        watcher.thread.start();
+        return watcher;
+    }
+
+    private void watch(Path directory, String kubeletSocketName, Consumer<Change> changes) {
+        try {
+            while (true) {
+                WatchKey key = service.take();
+                for (WatchEvent<?> event : key.pollEvents()) {
+                    if (event.kind() == StandardWatchEventKinds.OVERFLOW) {
+                        changes.accept(new Change.KubeletSocketCreated());
+                        continue;
+                    }
+                    String name = event.context().toString();
+                    if (event.kind() == StandardWatchEventKinds.ENTRY_CREATE && name.equals(kubeletSocketName)) {
+                        changes.accept(new Change.KubeletSocketCreated());
+                    } else if (event.kind() == StandardWatchEventKinds.ENTRY_DELETE) {
+                        changes.accept(new Change.Deleted(name));
+                    }
+                }
+                if (!key.reset()) {
+                    if (closing) {
+                        return;
+                    }
+                    LOG.warnf("%s is no longer watchable (deleted?); kubelet restarts are no longer noticed", directory);
+                    return;
+                }
+            }
+        } catch (InterruptedException | ClosedWatchServiceException e) {
+            // closing
+        }
+    }
+
+    @Override
+    public void close() {
+        closing = true;
+        try {
+            service.close();
+        } catch (IOException e) {
+            LOG.debugf("closing the watch service: %s", e.getMessage());
+        }
+        try {
+            thread.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

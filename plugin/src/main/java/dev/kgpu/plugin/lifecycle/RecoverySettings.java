@@ -1,0 +1,93 @@
+package dev.kgpu.plugin.lifecycle;
+
+import dev.kgpu.config.InvalidConfigException;
+import dev.kgpu.config.ValidationFailure;
+import dev.kgpu.config.v1.GoDuration;
+import dev.kgpu.plugin.health.HealthPolicy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * kgpu's own health-recovery settings, which NVIDIA's plugin does not have (its devices never recover),
+ * from environment variables:
+ * <ul>
+ *   <li>{@value #QUIET_PERIOD_ENV}: Go duration a device marked by an XID must stay free of new critical
+ *       XIDs before it is probed for recovery; {@code 0} turns recovery off. Default {@code 1m}.</li>
+ *   <li>{@value #RECOVERABLE_XIDS_ENV}: comma-separated XIDs that normally need a GPU reset (48, 79, ...)
+ *       but may recover anyway. Default none.</li>
+ *   <li>{@value #CHECK_INTERVAL_ENV}: Go duration between device probes. Default {@code 5s}.</li>
+ * </ul>
+ * Immutable.
+ */
+public record RecoverySettings(Duration quietPeriod, Set<Long> recoverableXids, Duration checkInterval) {
+
+    public static final String QUIET_PERIOD_ENV = "KGPU_HEALTH_QUIET_PERIOD";
+    public static final String RECOVERABLE_XIDS_ENV = "KGPU_HEALTH_RECOVERABLE_XIDS";
+    public static final String CHECK_INTERVAL_ENV = "KGPU_HEALTH_CHECK_INTERVAL";
+    public static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofSeconds(5);
+
+    public static final RecoverySettings DEFAULT = new RecoverySettings(HealthPolicy.DEFAULT_QUIET_PERIOD, Set.of(),
+            DEFAULT_CHECK_INTERVAL);
+
+    public RecoverySettings {
+        Objects.requireNonNull(quietPeriod, "quietPeriod");
+        Objects.requireNonNull(checkInterval, "checkInterval");
+        recoverableXids = Set.copyOf(recoverableXids);
+    }
+
+    /** @throws InvalidConfigException naming every malformed variable */
+    public static RecoverySettings fromEnvironment(Function<String, String> environment) {
+        List<ValidationFailure> failures = new ArrayList<>();
+        Duration quiet = duration(environment, QUIET_PERIOD_ENV, HealthPolicy.DEFAULT_QUIET_PERIOD, true, failures);
+        Duration interval = duration(environment, CHECK_INTERVAL_ENV, DEFAULT_CHECK_INTERVAL, false, failures);
+        Set<Long> xids = new LinkedHashSet<>();
+        String list = environment.apply(RECOVERABLE_XIDS_ENV);
+        if (list != null) {
+            for (String entry : list.split(",", -1)) {
+                String token = entry.strip();
+                if (token.isEmpty()) {
+                    continue;
+                }
+                try {
+                    long xid = Long.parseLong(token);
+                    if (xid < 0) {
+                        throw new NumberFormatException();
+                    }
+                    xids.add(xid);
+                } catch (NumberFormatException e) {
+                    failures.add(new ValidationFailure(RECOVERABLE_XIDS_ENV, list,
+                            "must be a comma-separated list of XID numbers, but lists '" + token + "'"));
+                }
+            }
+        }
+        if (!failures.isEmpty()) {
+            throw new InvalidConfigException(failures);
+        }
+        return new RecoverySettings(quiet, xids, interval);
+    }
+
+    private static Duration duration(Function<String, String> environment, String name, Duration fallback,
+                                     boolean zeroAllowed, List<ValidationFailure> failures) {
+        String text = environment.apply(name);
+        if (text == null || text.isBlank()) {
+            return fallback;
+        }
+        try {
+            Duration value = GoDuration.parse(text.strip());
+            if (value.isNegative() || (!zeroAllowed && value.isZero())) {
+                failures.add(new ValidationFailure(name, text, zeroAllowed ? "must not be negative" : "must be positive"));
+                return fallback;
+            }
+            return value;
+        } catch (IllegalArgumentException e) {
+            failures.add(new ValidationFailure(name, text, "must be a Go duration such as 90s or 5m (" + e.getMessage() + ")"));
+            return fallback;
+        }
+    }
+}

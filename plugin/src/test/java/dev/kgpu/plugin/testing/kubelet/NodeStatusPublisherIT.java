@@ -1,0 +1,90 @@
+package dev.kgpu.plugin.testing.kubelet;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The simulated kubelet publishes a node's extended resources into its Node object, as the kubelet does:
+ * {@code kubectl describe node} then shows {@code nvidia.com/gpu} under Capacity and Allocatable.
+ */
+@QuarkusTest
+@WithKubernetesTestServer(crud = true)
+class NodeStatusPublisherIT {
+
+    @KubernetesTestServer
+    KubernetesServer server;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void capacityAndAllocatableFollowTheDeviceList() throws Exception {
+        KubernetesClient client = server.getClient();
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("sim-node")
+                .addToLabels("nvidia.com/gpu.present", "true").endMetadata().build()).create();
+        BlockingQueue<ResourceState> published = new LinkedBlockingQueue<>();
+        try (KubeletSimulator kubelet = KubeletSimulator.start(dir);
+             ScriptedDevicePlugin plugin = new ScriptedDevicePlugin(dir.resolve("nvidia-gpu.sock"), List.of("GPU-a", "GPU-b")).serve()) {
+            NodeStatusPublisher publisher = NodeStatusPublisher.withDefaults(kubelet, client, "sim-node");
+            kubelet.addListener(publisher);
+            kubelet.addListener(new KubeletListener() {
+                @Override
+                public void onDevicesChanged(ResourceState resource) {
+                    published.add(resource);
+                }
+            });
+
+            plugin.register(kubelet.socket(), "v1beta1", "nvidia.com/gpu");
+            assertThat(published.poll(20, TimeUnit.SECONDS)).isNotNull();
+            awaitNode(client, n -> "2".equals(amount(n, true)) && "2".equals(amount(n, false)));
+
+            plugin.setDevices(List.of(ScriptedDevicePlugin.device("GPU-a", false), ScriptedDevicePlugin.device("GPU-b", true)));
+            Node node = awaitNode(client, n -> "1".equals(amount(n, false)));
+
+            assertThat(amount(node, true)).isEqualTo("2");
+            assertThat(node.getStatus().getCapacity()).containsEntry("cpu", new Quantity("2")).containsKey("memory");
+            assertThat(node.getMetadata().getLabels()).as("other fields are left alone")
+                    .containsEntry("nvidia.com/gpu.present", "true");
+        }
+    }
+
+    static String amount(Node node, boolean capacity) {
+        if (node.getStatus() == null) {
+            return null;
+        }
+        Map<String, Quantity> map = capacity ? node.getStatus().getCapacity() : node.getStatus().getAllocatable();
+        Quantity quantity = map == null ? null : map.get("nvidia.com/gpu");
+        return quantity == null ? null : quantity.getAmount();
+    }
+
+    static Node awaitNode(KubernetesClient client, java.util.function.Predicate<Node> condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        Node node = null;
+        while (System.nanoTime() < deadline) {
+            node = client.nodes().withName("sim-node").get();
+            if (node != null && condition.test(node)) {
+                return node;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000_000);
+        }
+        throw new AssertionError("node status never matched; last: " + (node == null ? null : node.getStatus()));
+    }
+}
