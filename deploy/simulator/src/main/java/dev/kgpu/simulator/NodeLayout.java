@@ -1,0 +1,210 @@
+package dev.kgpu.simulator;
+
+import dev.kgpu.simulator.gpu.SimulatedGpus;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.stream.Stream;
+
+/**
+ * The simulated node's file system, under one work directory that is wiped at every start:
+ *
+ * <pre>
+ * device-plugins/kubelet.sock        the kubelet's registration socket (plugin sockets next to it)
+ * pod-resources/kubelet.sock         the kubelet's PodResources API
+ * validations/                       the validator's *-ready files (NVIDIA's /run/nvidia/validations)
+ * dev/nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia&lt;minor&gt;   fake device nodes (regular files)
+ * sys/bus/pci/devices/&lt;bus id&gt;/     fake sysfs: vendor, class, config of each GPU (discovery's gpu.mode)
+ * machine-type                        the node's product name (discovery's gpu.machine)
+ * nvml-events                         MOCK_NVML_EVENTS: append "xid &lt;uuid&gt; &lt;code&gt;" to inject an XID
+ * kubeconfig                          for the agents and for kubectl
+ * logs/                               one log per agent, simulator.log
+ * summary.json, node.json, metrics.txt   what the summary showed, for scripts and tests
+ * </pre>
+ */
+public record NodeLayout(Path root) {
+
+    /** A file that marks a directory as a simulated node's, so a restart may wipe it. */
+    static final String MARKER = ".kgpu-simulated-node";
+    /** Linux's limit for a Unix socket path ({@code sun_path}), including the terminating NUL. */
+    static final int UNIX_PATH_MAX = 108;
+    /** The longest socket name a node gets: a mixed-strategy MIG resource's plugin socket. */
+    private static final String LONGEST_SOCKET = "nvidia-mig-1c.2g.20gb.me.all.sock";
+
+    static final int PCI_CLASS_VGA = 0x030000;
+    static final int PCI_CLASS_3D = 0x030200;
+
+    public Path devicePlugins() {
+        return root.resolve("device-plugins");
+    }
+
+    public Path kubeletSocket() {
+        return devicePlugins().resolve("kubelet.sock");
+    }
+
+    public Path podResourcesSocket() {
+        return root.resolve("pod-resources/kubelet.sock");
+    }
+
+    public Path validations() {
+        return root.resolve("validations");
+    }
+
+    /** {@code NVIDIA_DEV_ROOT}: holds {@code dev/}. */
+    public Path devRoot() {
+        return root;
+    }
+
+    public Path sysfs() {
+        return root.resolve("sys");
+    }
+
+    public Path machineTypeFile() {
+        return root.resolve("machine-type");
+    }
+
+    public Path eventsFile() {
+        return root.resolve("nvml-events");
+    }
+
+    public Path kubeconfig() {
+        return root.resolve("kubeconfig");
+    }
+
+    public Path logs() {
+        return root.resolve("logs");
+    }
+
+    public Path summaryJson() {
+        return root.resolve("summary.json");
+    }
+
+    public Path nodeJson() {
+        return root.resolve("node.json");
+    }
+
+    public Path metricsText() {
+        return root.resolve("metrics.txt");
+    }
+
+    /**
+     * Wipes {@code root} (only when it is empty or a simulated node's) and lays out the node for {@code gpus}.
+     *
+     * @throws SimulatorException.SetupFailed when the directory is someone else's or too deep for Unix sockets
+     */
+    public static NodeLayout create(Path root, SimulatedGpus gpus, String machineType) {
+        Path absolute = root.toAbsolutePath().normalize();
+        int longest = absolute.resolve("device-plugins").resolve(LONGEST_SOCKET).toString().getBytes(StandardCharsets.UTF_8).length;
+        if (longest >= UNIX_PATH_MAX) {
+            throw new SimulatorException.SetupFailed("--work-dir was '" + absolute + "' but it is too deep for the"
+                    + " kubelet's Unix sockets (a socket path there takes " + longest + " bytes, Linux allows "
+                    + (UNIX_PATH_MAX - 1) + "); choose a shorter one, e.g. --work-dir=/tmp/kgpu-sim");
+        }
+        try {
+            wipe(absolute);
+            NodeLayout layout = new NodeLayout(absolute);
+            Files.createDirectories(absolute);
+            Files.writeString(absolute.resolve(MARKER), "made by the kgpu simulated node; wiped at its next start\n");
+            for (Path dir : new Path[]{layout.devicePlugins(), layout.podResourcesSocket().getParent(),
+                    layout.validations(), layout.devRoot().resolve("dev"), layout.logs()}) {
+                Files.createDirectories(dir);
+            }
+            layout.writeDeviceNodes(gpus);
+            layout.writeSysfs(gpus);
+            writeAtomically(layout.machineTypeFile(), machineType + "\n");
+            Files.writeString(layout.eventsFile(), "");
+            return layout;
+        } catch (IOException | UncheckedIOException e) {
+            throw new SimulatorException.SetupFailed("could not lay out the simulated node in " + absolute + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void wipe(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        if (!Files.isDirectory(root)) {
+            throw new SimulatorException.SetupFailed("--work-dir was '" + root + "' but it is a file, not a directory");
+        }
+        boolean empty;
+        try (Stream<Path> entries = Files.list(root)) {
+            empty = entries.findAny().isEmpty();
+        }
+        if (!empty && !Files.exists(root.resolve(MARKER))) {
+            throw new SimulatorException.SetupFailed("--work-dir was '" + root + "' but it holds files that no simulated"
+                    + " node made (no " + MARKER + "), so it is not wiped; choose an empty or new directory");
+        }
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path dir, IOException failure) throws IOException {
+                if (failure != null) {
+                    throw failure;
+                }
+                if (!dir.equals(root)) {
+                    Files.delete(dir);
+                }
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    /** What the container runtime's hook would create: control, UVM and one node per GPU minor. */
+    private void writeDeviceNodes(SimulatedGpus gpus) throws IOException {
+        Path dev = devRoot().resolve("dev");
+        for (String name : new String[]{"nvidiactl", "nvidia-uvm", "nvidia-uvm-tools"}) {
+            Files.writeString(dev.resolve(name), "");
+        }
+        for (SimulatedGpus.Gpu gpu : gpus.gpus()) {
+            Files.writeString(dev.resolve("nvidia" + gpu.minorNumber()), "");
+        }
+    }
+
+    /** The PCI files discovery reads: vendor, class (VGA for GeForce boards, else 3D controller), config space. */
+    private void writeSysfs(SimulatedGpus gpus) throws IOException {
+        for (SimulatedGpus.Gpu gpu : gpus.gpus()) {
+            Path function = Files.createDirectories(sysfs().resolve("bus/pci/devices").resolve(gpu.sysfsBusId()));
+            Files.writeString(function.resolve("vendor"), "0x10de\n");
+            Files.writeString(function.resolve("class"), String.format("0x%06x%n", gpu.graphics() ? PCI_CLASS_VGA : PCI_CLASS_3D));
+            Files.write(function.resolve("config"), new byte[256]);
+        }
+    }
+
+    /** Writes {@code text} through a temporary file and a rename, so a reader never sees half of it. */
+    public static void writeAtomically(Path file, String text) {
+        try {
+            Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
+            Files.writeString(temporary, text, StandardCharsets.UTF_8);
+            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not write " + file, e);
+        }
+    }
+
+    /** Removes sockets left in the node's socket folders (a killed agent leaves its own behind). */
+    public void removeSockets() {
+        for (Path dir : new Path[]{devicePlugins(), podResourcesSocket().getParent()}) {
+            try (Stream<Path> entries = Files.list(dir)) {
+                for (Path entry : entries.toList()) {
+                    if (entry.getFileName().toString().endsWith(".sock")) {
+                        Files.deleteIfExists(entry);
+                    }
+                }
+            } catch (IOException e) {
+                // best effort at shutdown
+            }
+        }
+    }
+}

@@ -1,0 +1,551 @@
+package dev.kgpu.simulator;
+
+import dev.kgpu.simulator.agents.AgentEnvironment;
+import dev.kgpu.simulator.agents.AgentLauncher;
+import dev.kgpu.simulator.agents.AgentProcess;
+import dev.kgpu.simulator.cluster.ApiServer;
+import dev.kgpu.simulator.cluster.PodRunner;
+import dev.kgpu.simulator.cluster.SimulatedKubelet;
+import dev.kgpu.simulator.gpu.SimulatedGpus;
+import dev.kgpu.simulator.report.NodeReport;
+import dev.kgpu.simulator.runtime.ContainerRuntime;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * A whole GPU node on one machine: the simulated parts (GPUs through the mock NVML, the API server, the
+ * kubelet's device manager and PodResources API, a scheduler and container runtime) and the real agents,
+ * each a process of its own started from its packaged app.
+ *
+ * <p>{@link #boot} brings up everything but the agents; {@link #bringUp} starts them in a node's order and
+ * waits until each has done its job; {@link #close} stops everything (also from a shutdown hook).
+ */
+public final class SimulatedNode implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(SimulatedNode.class.getName());
+
+    /** Where the agents' objects (the validator's sample pods) go, as gpu-operator's namespace. */
+    public static final String AGENT_NAMESPACE = "kgpu";
+    public static final String DEMO_NAMESPACE = "ml";
+    public static final String DEMO_POD = "cuda-demo";
+    public static final String DEMO_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
+    static final String GPU = "nvidia.com/gpu";
+    static final String NVIDIA_PREFIX = "nvidia.com/";
+    private static final Duration STOP_GRACE = Duration.ofSeconds(15);
+    private static final Pattern VERDICT = Pattern.compile("^(\\S+) (PASSED|FAILED|SKIPPED)\\s?(.*)$");
+
+    private final SimulatorOptions options;
+    private final PrintStream progress;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final List<AgentProcess> agents = new CopyOnWriteArrayList<>();
+    private final CountDownLatch closed = new CountDownLatch(1);
+    private final Object closing = new Object();
+    private volatile boolean stopping;
+    private SimulatedGpus gpus;
+    private NodeLayout layout;
+    private ApiServer api;
+    private SimulatedKubelet kubelet;
+    private PodRunner pods;
+    private AgentLauncher launcher;
+    private AgentEnvironment environment;
+
+    private SimulatedNode(SimulatorOptions options, PrintStream progress) {
+        this.options = options;
+        this.progress = progress;
+    }
+
+    /**
+     * Lays out the work directory and starts the API server, the kubelet and the pod runner.
+     *
+     * @param environment the simulator's own environment ({@code JAVA_HOME}, {@code PATH}, ...)
+     */
+    public static SimulatedNode boot(SimulatorOptions options, Map<String, String> environment, PrintStream progress) {
+        Path root = options.root();
+        Path mockLibrary = root.resolve("nvml-ffm/target/mock/libnvidia-ml.so.1");
+        if (!Files.isRegularFile(mockLibrary)) {
+            throw new SimulatorException.NotBuilt("the mock NVML is not built (" + root.relativize(mockLibrary)
+                    + " is missing): run ./mvnw -B -DskipTests package first (it needs gcc)");
+        }
+        AgentLauncher.checkBuilt(root, List.of(Agent.values()));
+        AgentLauncher.checkPortsFree(options.ports());
+
+        SimulatedNode node = new SimulatedNode(options, progress);
+        try {
+            node.gpus = SimulatedGpus.read(mockLibrary, node.profileForAgents());
+            node.layout = NodeLayout.create(options.workDir(), node.gpus, "kgpu-simulated-" + profileName(options.profile()));
+            SimulatorLog.toFile(node.layout.logs().resolve("simulator.log"));
+            LOG.log(System.Logger.Level.INFO, "simulated node {0}: profile {1}, {2}", options.nodeName(),
+                    options.profile(), node.gpus.describe());
+            node.api = ApiServer.start(0);
+            node.api.writeKubeconfig(node.layout.kubeconfig(), "kgpu-simulated-node");
+            node.createNodeAndNamespaces();
+            node.kubelet = SimulatedKubelet.start(node.layout.devicePlugins(), node.layout.podResourcesSocket(),
+                    node.api.client(), options.nodeName(), Map.of("cpu", new Quantity("8"),
+                            "memory", new Quantity("64Gi"), "pods", new Quantity("110")));
+            ContainerRuntime runtime = new ContainerRuntime(node.gpus, Optional.ofNullable(environment.get("KGPU_CUDA_SAMPLE_IMAGE")));
+            node.pods = new PodRunner(node.api.client(), options.nodeName(), node.kubelet.devices(), runtime,
+                    node.api.logs()).start();
+            node.launcher = new AgentLauncher(root, AgentLauncher.javaExecutable(environment),
+                    AgentLauncher.jvmOptionsFile(root), node.layout.logs(), environment);
+            node.environment = new AgentEnvironment(mockLibrary, node.profileForAgents(), options.nodeName(),
+                    AGENT_NAMESPACE, options.migStrategy(), node.api.url(), node.layout);
+            progress.println("kgpu-sim: node " + options.nodeName() + " (" + node.gpus.describe() + ") in "
+                    + node.layout.root() + "; API server " + node.api.url());
+            return node;
+        } catch (RuntimeException e) {
+            node.close();
+            throw e;
+        }
+    }
+
+    /** A shipped profile by name; a file by its absolute path (the agents run elsewhere). */
+    private String profileForAgents() {
+        return options.profile().contains("/") || options.profile().endsWith(".json")
+                ? options.profileFile().toString() : options.profile();
+    }
+
+    private static String profileName(String profile) {
+        String name = Path.of(profile).getFileName().toString();
+        return name.endsWith(".json") ? name.substring(0, name.length() - ".json".length()) : name;
+    }
+
+    private void createNodeAndNamespaces() {
+        KubernetesClient client = api.client();
+        for (String namespace : List.of(AGENT_NAMESPACE, DEMO_NAMESPACE, "kube-node-lease")) {
+            Namespace ns = new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build();
+            client.namespaces().resource(ns).create();
+        }
+        String name = options.nodeName();
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name)
+                .addToLabels("kubernetes.io/hostname", name)
+                .addToLabels("kubernetes.io/os", "linux")
+                .addToLabels("kubernetes.io/arch", "amd64")
+                .addToLabels("node.kubernetes.io/instance-type", "kgpu-simulated")
+                .endMetadata().build()).create();
+        String now = java.time.Instant.now().toString();
+        client.nodes().withName(name).editStatus(node -> new NodeBuilder(node).editOrNewStatus()
+                .addNewCondition().withType("Ready").withStatus("True").withReason("KubeletReady")
+                .withMessage("kubelet is posting ready status (kgpu simulated node)")
+                .withLastHeartbeatTime(now).withLastTransitionTime(now).endCondition()
+                .addNewAddress().withType("InternalIP").withAddress("127.0.0.1").endAddress()
+                .addNewAddress().withType("Hostname").withAddress(name).endAddress()
+                .withNewNodeInfo().withKubeletVersion("v1.32.0-kgpu-simulated").withKubeProxyVersion("")
+                .withContainerRuntimeVersion("kgpu-simulated://0.1.0").withOsImage("kgpu simulated node")
+                .withOperatingSystem("linux").withArchitecture("amd64")
+                .withKernelVersion(System.getProperty("os.version")).withMachineID("").withSystemUUID("").withBootID("")
+                .endNodeInfo().endStatus().build());
+        // the kubelet's heartbeat, which kubectl describe node shows (renewed once: nothing here expires it)
+        client.resources(Lease.class).inNamespace("kube-node-lease").resource(new LeaseBuilder()
+                .withNewMetadata().withName(name).withNamespace("kube-node-lease").endMetadata()
+                .withNewSpec().withHolderIdentity(name).withLeaseDurationSeconds(40)
+                .withRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC)).endSpec().build()).create();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // the agents
+
+    /** Spawns {@code agent}; the validator in {@code validatorMode} ({@code oneshot} or {@code daemon}). */
+    public AgentProcess start(Agent agent, String validatorMode) {
+        if (stopping) {
+            throw new SimulatorException.AgentExited("the node is stopping");
+        }
+        int port = options.port(agent);
+        AgentProcess process = launcher.start(agent, port, environment.of(agent, port, validatorMode));
+        agents.add(process);
+        LOG.log(System.Logger.Level.INFO, "started the {0} (pid {1}): {2}", agent.id(), process.pid(), process.log());
+        return process;
+    }
+
+    /** Stops one agent (SIGTERM, then SIGKILL after the grace period). */
+    public void stop(AgentProcess agent) {
+        agent.stop(STOP_GRACE);
+        agents.remove(agent);
+    }
+
+    /** What an agent looked like when it was ready. */
+    record Ready(Duration startToReady, long rssKib) {
+    }
+
+    /** Waits for the agent's readiness probe and reads its RSS at that moment. */
+    Ready awaitReady(AgentProcess agent) {
+        Duration startToReady = agent.awaitReady(http, options.timeout());
+        return new Ready(startToReady, agent.rssKib().orElse(0));
+    }
+
+    /**
+     * Starts the agents in a node's order and waits until each has done its job: the plugin, discovery and the
+     * exporter together; the validator (one-shot, every component) once the plugin has registered; then the
+     * demo workload, until the exporter attributes it.
+     */
+    public NodeReport bringUp() {
+        progress.println("kgpu-sim: starting the plugin, discovery and the exporter"
+                + launcher.jvmOptions().map(f -> " with @" + options.root().relativize(f)).orElse(""));
+        AgentProcess plugin = start(Agent.PLUGIN, "oneshot");
+        AgentProcess discovery = start(Agent.DISCOVERY, "oneshot");
+        AgentProcess exporter = start(Agent.EXPORTER, "oneshot");
+        for (AgentProcess agent : List.of(plugin, discovery, exporter)) {
+            agent.onUnexpectedExit(() -> progress.println("kgpu-sim: the " + agent.agent().id() + " exited with status "
+                    + agent.exitStatus().orElse(-1) + "; see " + agent.log()));
+        }
+        try (ExecutorService waits = Executors.newVirtualThreadPerTaskExecutor()) {
+            CompletableFuture<Ready> pluginReady = CompletableFuture.supplyAsync(() -> awaitReady(plugin), waits);
+            CompletableFuture<Ready> discoveryReady = CompletableFuture.supplyAsync(() -> awaitReady(discovery), waits);
+            CompletableFuture<Ready> exporterReady = CompletableFuture.supplyAsync(() -> awaitReady(exporter), waits);
+
+            Ready pluginState = join(pluginReady);
+            awaitNodeResources();
+            progress.println("kgpu-sim: the plugin registered " + kubelet.devices().capacity()
+                    + "; starting the validator (one-shot, every component)");
+            AgentProcess validator = start(Agent.VALIDATOR, "oneshot");
+            CompletableFuture<AgentProcess.Exit> validatorDone =
+                    CompletableFuture.supplyAsync(() -> validator.awaitExit(options.timeout()), waits);
+
+            Ready discoveryState = join(discoveryReady);
+            Map<String, String> labels = awaitLabels();
+            Ready exporterState = join(exporterReady);
+            AgentProcess.Exit validatorExit = join(validatorDone);
+            List<NodeReport.ValidatorVerdict> verdicts = verdicts(validatorExit.status());
+            progress.println("kgpu-sim: validator: " + verdicts.stream()
+                    .map(v -> v.component() + " " + v.result()).toList() + "; starting the demo workload "
+                    + DEMO_NAMESPACE + "/" + DEMO_POD);
+
+            List<String> problems = new ArrayList<>();
+            verdicts.stream().filter(v -> !v.passed())
+                    .forEach(v -> problems.add("validator: " + v.component() + " " + v.result() + " " + v.detail()));
+            if (verdicts.isEmpty()) {
+                problems.add("the validator printed no verdict (exit status " + validatorExit.status() + "); see "
+                        + validator.log() + ":\n" + String.join("\n", validator.logTail(10)));
+            }
+            DemoOutcome demo = runDemo(exporter);
+            demo.problem().ifPresent(problems::add);
+            saveMetrics(exporter);
+
+            List<NodeReport.AgentReport> reports = List.of(
+                    agentReport(plugin, pluginState.startToReady(), pluginState.rssKib(), "at ready"),
+                    agentReport(discovery, discoveryState.startToReady(), discoveryState.rssKib(), "at ready"),
+                    agentReport(exporter, exporterState.startToReady(), exporterState.rssKib(), "at ready"),
+                    agentReport(validator, validatorExit.after(), validatorExit.peakRssKib(), "peak"));
+            agents.remove(validator);
+            return report(labels, verdicts, demo, reports, problems);
+        }
+    }
+
+    private static <T> T join(CompletableFuture<T> future) {
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+
+    /** Waits until the Node's status lists every resource the kubelet has, some with allocatable devices. */
+    Map<String, Long> awaitNodeResources() {
+        List<Map<String, Long>> last = new ArrayList<>(List.of(Map.of()));
+        return Await.until("the plugin's resources in Node " + options.nodeName() + "'s status", options.timeout(), () -> {
+            Map<String, Long> expected = kubelet.devices().capacity();
+            Node node = api.client().nodes().withName(options.nodeName()).get();
+            Map<String, Long> allocatable = nvidiaResources(node == null || node.getStatus() == null ? null
+                    : node.getStatus().getAllocatable());
+            Map<String, Long> capacity = nvidiaResources(node == null || node.getStatus() == null ? null
+                    : node.getStatus().getCapacity());
+            last.set(0, allocatable);
+            boolean published = !expected.isEmpty() && expected.entrySet().stream()
+                    .allMatch(e -> e.getValue().equals(capacity.get(e.getKey())));
+            boolean usable = allocatable.values().stream().anyMatch(n -> n > 0);
+            return published && usable ? Optional.of(allocatable) : Optional.empty();
+        }, () -> "kubelet resources " + kubelet.devices().resources() + ", Node allocatable " + last.getFirst());
+    }
+
+    private static Map<String, Long> nvidiaResources(Map<String, Quantity> quantities) {
+        Map<String, Long> result = new LinkedHashMap<>();
+        if (quantities != null) {
+            quantities.forEach((name, quantity) -> {
+                if (name.startsWith(NVIDIA_PREFIX)) {
+                    result.put(name, quantity.getNumericalAmount().longValue());
+                }
+            });
+        }
+        return result;
+    }
+
+    /** Waits until discovery's labels are on the Node and returns every {@code nvidia.com/} label. */
+    Map<String, String> awaitLabels() {
+        return Await.until("discovery's labels on Node " + options.nodeName(), options.timeout(), () -> {
+            Map<String, String> labels = nvidiaLabels();
+            return labels.containsKey("nvidia.com/gpu.present") ? Optional.of(labels) : Optional.empty();
+        }, () -> "labels " + nvidiaLabels());
+    }
+
+    private Map<String, String> nvidiaLabels() {
+        Node node = api.client().nodes().withName(options.nodeName()).get();
+        Map<String, String> labels = new LinkedHashMap<>();
+        if (node != null && node.getMetadata().getLabels() != null) {
+            node.getMetadata().getLabels().forEach((k, v) -> {
+                if (k.startsWith(NVIDIA_PREFIX)) {
+                    labels.put(k, v);
+                }
+            });
+        }
+        return labels;
+    }
+
+    /** The validator's verdict lines from its stdout. */
+    private List<NodeReport.ValidatorVerdict> verdicts(int exitStatus) {
+        Path out = layout.logs().resolve("validator.out");
+        List<NodeReport.ValidatorVerdict> verdicts = new ArrayList<>();
+        try {
+            for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
+                Matcher m = VERDICT.matcher(line.strip());
+                if (m.matches()) {
+                    verdicts.add(new NodeReport.ValidatorVerdict(m.group(1), m.group(2), m.group(3)));
+                }
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not read {0} (validator exit status {1}): {2}", out, exitStatus,
+                    e.getMessage());
+        }
+        return verdicts;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // the demo workload
+
+    private record DemoOutcome(NodeReport.Demo demo, List<String> samples, Optional<String> problem) {
+    }
+
+    /**
+     * Starts {@code ml/cuda-demo} asking for one GPU (or, without {@code nvidia.com/gpu}, one of the node's MIG
+     * resources), waits until it runs and until the exporter's series name it.
+     */
+    private DemoOutcome runDemo(AgentProcess exporter) {
+        String podName = DEMO_NAMESPACE + "/" + DEMO_POD;
+        Map<String, Long> allocatable = kubelet.devices().allocatable();
+        Optional<String> resource = allocatable.getOrDefault(GPU, 0L) > 0 ? Optional.of(GPU)
+                : allocatable.entrySet().stream().filter(e -> e.getKey().startsWith("nvidia.com/mig-") && e.getValue() > 0)
+                .map(Map.Entry::getKey).findFirst();
+        if (resource.isEmpty()) {
+            String note = "not started: the node has no allocatable nvidia.com/gpu or nvidia.com/mig-* device";
+            return new DemoOutcome(new NodeReport.Demo(podName, GPU, "not started", List.of(), false, Optional.of(note)),
+                    metricSamples(fetchMetrics(exporter), Optional.empty()), Optional.of("demo workload " + note));
+        }
+        api.client().pods().inNamespace(DEMO_NAMESPACE).resource(new PodBuilder()
+                .withNewMetadata().withName(DEMO_POD).withNamespace(DEMO_NAMESPACE).addToLabels("app", DEMO_POD).endMetadata()
+                .withNewSpec().withRestartPolicy("Always")
+                .addNewContainer().withName("main").withImage(DEMO_IMAGE).withCommand("sleep", "infinity")
+                .withNewResources().addToLimits(resource.get(), new Quantity("1"))
+                .addToRequests(resource.get(), new Quantity("1")).endResources()
+                .endContainer().endSpec().build()).create();
+        Pod pod = Await.until("pod " + podName + " to run", options.timeout(), () -> {
+            Pod p = api.client().pods().inNamespace(DEMO_NAMESPACE).withName(DEMO_POD).get();
+            String phase = p == null || p.getStatus() == null ? null : p.getStatus().getPhase();
+            boolean unschedulable = p != null && p.getStatus() != null && p.getStatus().getConditions() != null
+                    && p.getStatus().getConditions().stream().anyMatch(c -> "Unschedulable".equals(c.getReason()));
+            return phase != null && (phase.equals("Running") || phase.equals("Failed") || unschedulable)
+                    ? Optional.of(p) : Optional.empty();
+        }, () -> "pod " + api.client().pods().inNamespace(DEMO_NAMESPACE).withName(DEMO_POD).get());
+        String phase = pod.getStatus().getPhase();
+        List<String> devices = Optional.ofNullable(kubelet.devices().pods().get(SimulatedKubelet.podKey(DEMO_NAMESPACE, DEMO_POD)))
+                .map(a -> a.deviceIds(resource.get())).orElse(List.of());
+        if (!phase.equals("Running")) {
+            String why = pod.getStatus().getConditions() == null ? "" : pod.getStatus().getConditions().stream()
+                    .map(c -> c.getMessage()).filter(m -> m != null).findFirst().orElse("");
+            String note = "not running: " + phase + (why.isEmpty() ? "" : " (" + why + ")")
+                    + Optional.ofNullable(pod.getStatus().getMessage()).map(m -> " " + m).orElse("");
+            return new DemoOutcome(new NodeReport.Demo(podName, resource.get(), phase, devices, false, Optional.of(note)),
+                    metricSamples(fetchMetrics(exporter), Optional.empty()), Optional.of("demo workload " + note));
+        }
+        Optional<SimulatedGpus.Gpu> wholeMigGpu = devices.stream().map(gpus::find).flatMap(Optional::stream)
+                .filter(v -> v instanceof SimulatedGpus.Visible.WholeGpu w && w.gpu().migEnabled())
+                .map(v -> ((SimulatedGpus.Visible.WholeGpu) v).gpu()).findFirst();
+        if (wholeMigGpu.isPresent()) {
+            String note = "not attributed: it holds GPU " + wholeMigGpu.get().index() + " whole while its MIG mode is on"
+                    + " (MIG strategy " + options.migStrategy() + "); the exporter, like dcgm-exporter, reports such a"
+                    + " GPU by its GPU instances. Try --mig-strategy=mixed.";
+            return new DemoOutcome(new NodeReport.Demo(podName, resource.get(), phase, devices, false, Optional.of(note)),
+                    metricSamples(fetchMetrics(exporter), Optional.empty()), Optional.empty());
+        }
+        String marker = "pod=\"" + DEMO_POD + "\"";
+        String metrics = Await.until("the exporter's series of pod " + podName, options.timeout(), () -> {
+            String body = fetchMetrics(exporter);
+            return body.contains(marker) ? Optional.of(body) : Optional.empty();
+        }, () -> "no series with " + marker + " at " + metricsUrl());
+        return new DemoOutcome(new NodeReport.Demo(podName, resource.get(), phase, devices, true, Optional.empty()),
+                metricSamples(metrics, Optional.of(marker)), Optional.empty());
+    }
+
+    private String metricsUrl() {
+        return "http://localhost:" + options.port(Agent.EXPORTER) + "/metrics";
+    }
+
+    private String fetchMetrics(AgentProcess exporter) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + exporter.port() + "/metrics"))
+                .timeout(Duration.ofSeconds(5)).GET().build();
+        try {
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 ? response.body() : "";
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
+    /** Up to three series: one naming the demo pod when there is one, then power and framebuffer use. */
+    static List<String> metricSamples(String metrics, Optional<String> attributedMarker) {
+        List<String> series = metrics.lines().filter(l -> !l.startsWith("#") && !l.isBlank()).toList();
+        List<String> samples = new ArrayList<>();
+        attributedMarker.flatMap(marker -> Stream.of("DCGM_FI_DEV_GPU_TEMP{", "")
+                .flatMap(prefix -> series.stream().filter(l -> l.startsWith(prefix) && l.contains(marker)))
+                .findFirst()).ifPresent(samples::add);
+        for (String family : List.of("DCGM_FI_DEV_POWER_USAGE{", "DCGM_FI_DEV_FB_USED{", "DCGM_FI_DEV_SM_CLOCK{")) {
+            if (samples.size() >= 3) {
+                break;
+            }
+            series.stream().filter(l -> l.startsWith(family) && !samples.contains(l)).findFirst().ifPresent(samples::add);
+        }
+        return samples;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // the report
+
+    private NodeReport.AgentReport agentReport(AgentProcess agent, Duration startToReady, long rssKib, String rssKind) {
+        var aot = agent.aotCache();
+        return new NodeReport.AgentReport(agent.agent().id(), agent.pid(), startToReady, rssKib / 1024.0, rssKind,
+                agent.agent().readyMeans(), aot.describe(), aot.used(), agent.log().toString());
+    }
+
+    private NodeReport report(Map<String, String> labels, List<NodeReport.ValidatorVerdict> verdicts, DemoOutcome demo,
+                              List<NodeReport.AgentReport> agentReports, List<String> problems) {
+        Node node = api.client().nodes().withName(options.nodeName()).get();
+        Map<String, String> capacity = new LinkedHashMap<>();
+        Map<String, String> allocatable = new LinkedHashMap<>();
+        nvidiaResources(node.getStatus().getCapacity()).forEach((k, v) -> capacity.put(k, Long.toString(v)));
+        nvidiaResources(node.getStatus().getAllocatable()).forEach((k, v) -> allocatable.put(k, Long.toString(v)));
+        List<NodeReport.RegisteredResource> resources = kubelet.devices().resources().stream()
+                .map(r -> new NodeReport.RegisteredResource(r.resourceName(), r.endpoint(), r.capacity(), r.allocatable()))
+                .toList();
+        NodeReport report = new NodeReport(options.nodeName(), options.profile(), gpus.describe(), options.migStrategy(),
+                capacity, allocatable, resources, nvidiaLabels().isEmpty() ? labels : nvidiaLabels(), metricsUrl(),
+                demo.samples(), demo.demo(), verdicts, agentReports, launcher.jvmOptions().map(Path::toString),
+                layout.root().toString(), layout.kubeconfig().toString(), api.url(), layout.eventsFile().toString(),
+                gpus.gpus().isEmpty() ? "" : gpus.gpus().getFirst().uuid(), problems);
+        NodeLayout.writeAtomically(layout.nodeJson(), api.client().getKubernetesSerialization().asJson(node) + "\n");
+        NodeLayout.writeAtomically(layout.summaryJson(), dev.kgpu.simulator.report.Summary.json(report));
+        return report;
+    }
+
+    /** Writes the exporter's current exposition to {@code metrics.txt}. */
+    void saveMetrics(AgentProcess exporter) {
+        NodeLayout.writeAtomically(layout.metricsText(), fetchMetrics(exporter));
+    }
+
+    public NodeLayout layout() {
+        return layout;
+    }
+
+    public SimulatorOptions options() {
+        return options;
+    }
+
+    AgentLauncher launcher() {
+        return launcher;
+    }
+
+    public boolean stopping() {
+        return stopping;
+    }
+
+    /** Blocks until {@link #close()} has finished (e.g. from the shutdown hook on Ctrl-C). */
+    public void awaitClosed() throws InterruptedException {
+        closed.await();
+    }
+
+    /**
+     * Stops the agents (SIGTERM, then SIGKILL after 15 s), the pod runner, the kubelet (its sockets go), the API
+     * server; removes leftover sockets. Idempotent; safe from a shutdown hook.
+     */
+    @Override
+    public void close() {
+        synchronized (closing) {
+            if (closed.getCount() == 0) {
+                return;
+            }
+            stopping = true;
+            try {
+                List<AgentProcess> running = agents.stream().filter(AgentProcess::alive).toList();
+                if (!running.isEmpty()) {
+                    progress.println("kgpu-sim: stopping " + running.stream().map(a -> a.agent().id()).toList());
+                }
+                List<String> stopped = new ArrayList<>();
+                try (ExecutorService stops = Executors.newVirtualThreadPerTaskExecutor()) {
+                    List<CompletableFuture<String>> futures = agents.stream().map(a -> CompletableFuture.supplyAsync(
+                            () -> a.agent().id() + " " + a.stop(STOP_GRACE).map(s -> "exited " + s).orElse("killed"),
+                            stops)).toList();
+                    futures.forEach(f -> stopped.add(f.join()));
+                }
+                agents.clear();
+                closeQuietly(pods);
+                closeQuietly(kubelet);
+                closeQuietly(api);
+                if (layout != null) {
+                    layout.removeSockets();
+                }
+                if (!stopped.isEmpty()) {
+                    LOG.log(System.Logger.Level.INFO, "stopped: {0}", stopped);
+                    progress.println("kgpu-sim: stopped (" + String.join(", ", stopped) + ")");
+                }
+            } finally {
+                closed.countDown();
+            }
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        if (closeable == null) {
+            return;
+        }
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.WARNING, "closing " + closeable.getClass().getSimpleName() + " failed", e);
+        }
+    }
+}

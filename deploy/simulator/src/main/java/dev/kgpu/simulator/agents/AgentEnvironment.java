@@ -1,0 +1,77 @@
+package dev.kgpu.simulator.agents;
+
+import dev.kgpu.simulator.Agent;
+import dev.kgpu.simulator.NodeLayout;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The environment each agent gets on the simulated node: what its DaemonSet gives it on a real node (the
+ * names of NVIDIA's agents, documented in each agent's README), pointed at the simulated node's sockets,
+ * files, API server and mock NVML.
+ *
+ * @param mockLibrary  the mock {@code libnvidia-ml.so.1} ({@code KGPU_NVML_LIBRARY})
+ * @param profile      {@code MOCK_NVML_PROFILE}: a profile name or an absolute file path
+ * @param nodeName     {@code NODE_NAME}
+ * @param namespace    where the agents' objects go ({@code NAMESPACE}): the validator's sample pods
+ * @param migStrategy  {@code MIG_STRATEGY} of the plugin, discovery and the validator
+ * @param apiServerUrl the simulated API server (also in the kubeconfig)
+ * @param layout       the node's sockets and files
+ */
+public record AgentEnvironment(Path mockLibrary, String profile, String nodeName, String namespace,
+                               String migStrategy, String apiServerUrl, NodeLayout layout) {
+
+    /** Collection interval of the exporter on the simulated node (dcgm-exporter's default is 30 s). */
+    public static final String EXPORTER_INTERVAL_MS = "2000";
+
+    /** The validator's poll interval (NVIDIA's default 5 s; 1 s keeps the sample pods quick). */
+    public static final String VALIDATOR_SLEEP_SECONDS = "1";
+
+    /** The variables of {@code agent}, listening on {@code port}; the validator in {@code validatorMode}. */
+    public Map<String, String> of(Agent agent, int port, String validatorMode) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("KGPU_NVML_LIBRARY", mockLibrary.toString());
+        env.put("MOCK_NVML_PROFILE", profile);
+        env.put("MOCK_NVML_EVENTS", layout.eventsFile().toString());
+        env.put("NODE_NAME", nodeName);
+        env.put("NAMESPACE", namespace);
+        switch (agent) {
+            case PLUGIN -> {
+                env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
+                env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+                env.put("KUBELET_SOCKET", layout.kubeletSocket().toString());
+                env.put("MIG_STRATEGY", migStrategy);
+                env.put("NVIDIA_DEV_ROOT", layout.devRoot().toString());
+            }
+            case DISCOVERY -> {
+                env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
+                env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+                env.put("KUBECONFIG", layout.kubeconfig().toString());
+                env.put("KGPU_LABEL_SINK", "node");
+                env.put("MIG_STRATEGY", migStrategy);
+                env.put("GFD_MACHINE_TYPE_FILE", layout.machineTypeFile().toString());
+                env.put("KGPU_SYSFS_ROOT", layout.sysfs().toString());
+            }
+            case EXPORTER -> {
+                env.put("DCGM_EXPORTER_LISTEN", "127.0.0.1:" + port);
+                env.put("DCGM_EXPORTER_INTERVAL", EXPORTER_INTERVAL_MS);
+                env.put("DCGM_EXPORTER_KUBERNETES", "true");
+                env.put("DCGM_POD_RESOURCES_KUBELET_SOCKET", layout.podResourcesSocket().toString());
+            }
+            case VALIDATOR -> {
+                env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
+                env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+                env.put("KUBECONFIG", layout.kubeconfig().toString());
+                env.put("OUTPUT_DIR", layout.validations().toString());
+                env.put("NVIDIA_DEV_ROOT", layout.devRoot().toString());
+                env.put("KGPU_SIMULATED_DEVICE_NODES", "true");
+                env.put("MIG_STRATEGY", migStrategy);
+                env.put("SLEEP_INTERVAL_SECONDS", VALIDATOR_SLEEP_SECONDS);
+                env.put("KGPU_VALIDATOR_MODE", validatorMode);
+            }
+        }
+        return env;
+    }
+}

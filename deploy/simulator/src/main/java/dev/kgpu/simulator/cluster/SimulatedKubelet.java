@@ -1,0 +1,112 @@
+package dev.kgpu.simulator.cluster;
+
+import dev.kgpu.exporter.podresources.testing.FakePodResourcesServer;
+import dev.kgpu.plugin.testing.kubelet.KubeletListener;
+import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
+import dev.kgpu.plugin.testing.kubelet.NodeStatusPublisher;
+import dev.kgpu.plugin.testing.kubelet.PodAdmission;
+import dev.kgpu.plugin.testing.kubelet.PodAllocation;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * The simulated node's kubelet, from the test doubles of the modules whose protocols they fake: the device
+ * manager ({@link KubeletSimulator}, plugin's test-jar) on {@code device-plugins/kubelet.sock}, publishing the
+ * node's capacity and allocatable to its Node ({@link NodeStatusPublisher}), and the PodResources v1 API
+ * ({@link FakePodResourcesServer}, exporter's test-jar) on {@code pod-resources/kubelet.sock}, kept in step
+ * with the device manager's admissions and releases.
+ *
+ * <p>Pods are known to the device manager as {@code <namespace>/<name>}.
+ */
+public final class SimulatedKubelet implements AutoCloseable {
+
+    private final KubeletSimulator devices;
+    private final FakePodResourcesServer podResources;
+    private final NodeStatusPublisher nodeStatus;
+
+    private SimulatedKubelet(KubeletSimulator devices, FakePodResourcesServer podResources, NodeStatusPublisher nodeStatus) {
+        this.devices = devices;
+        this.podResources = podResources;
+        this.nodeStatus = nodeStatus;
+    }
+
+    /**
+     * Serves both sockets and publishes the node's first status.
+     *
+     * @param baseCapacity the node's cpu, memory and pods, published beside the extended resources
+     */
+    public static SimulatedKubelet start(Path devicePluginsDir, Path podResourcesSocket, KubernetesClient client,
+                                         String nodeName, Map<String, Quantity> baseCapacity) {
+        KubeletSimulator devices = KubeletSimulator.start(devicePluginsDir);
+        FakePodResourcesServer podResources;
+        try {
+            podResources = FakePodResourcesServer.start(podResourcesSocket);
+        } catch (RuntimeException e) {
+            devices.close();
+            throw e;
+        }
+        NodeStatusPublisher nodeStatus = new NodeStatusPublisher(devices, client, nodeName, baseCapacity);
+        devices.addListener(nodeStatus);
+        devices.addListener(new PodResourcesSync(podResources));
+        SimulatedKubelet kubelet = new SimulatedKubelet(devices, podResources, nodeStatus);
+        nodeStatus.publish();
+        return kubelet;
+    }
+
+    /** The device manager: registrations, device lists, admissions. */
+    public KubeletSimulator devices() {
+        return devices;
+    }
+
+    public Path podResourcesSocket() {
+        return podResources.socket();
+    }
+
+    /** Writes the node's capacity and allocatable now. */
+    public void publishNodeStatus() {
+        nodeStatus.publish();
+    }
+
+    /** The device manager's name of a pod. */
+    public static String podKey(String namespace, String name) {
+        return namespace + "/" + name;
+    }
+
+    @Override
+    public void close() {
+        try {
+            devices.close();
+        } finally {
+            podResources.close();
+        }
+    }
+
+    /** What the device manager admits, the PodResources API lists; what it releases, it forgets. */
+    static final class PodResourcesSync implements KubeletListener {
+        private final FakePodResourcesServer podResources;
+
+        PodResourcesSync(FakePodResourcesServer podResources) {
+            this.podResources = podResources;
+        }
+
+        @Override
+        public void onAdmission(PodAdmission admission) {
+            if (admission instanceof PodAdmission.Admitted admitted) {
+                String[] key = admitted.podName().split("/", 2);
+                for (PodAllocation.ContainerAllocation container : admitted.allocation().containers()) {
+                    container.deviceIds().forEach((resource, ids) ->
+                            podResources.assign(key[1], key[0], container.name(), resource, ids));
+                }
+            }
+        }
+
+        @Override
+        public void onReleased(PodAllocation allocation) {
+            String[] key = allocation.podName().split("/", 2);
+            podResources.remove(key[1], key[0]);
+        }
+    }
+}

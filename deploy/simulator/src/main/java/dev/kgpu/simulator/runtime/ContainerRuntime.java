@@ -1,0 +1,188 @@
+package dev.kgpu.simulator.runtime;
+
+import dev.kgpu.simulator.gpu.SimulatedGpus;
+import dev.kgpu.simulator.gpu.SimulatedGpus.Visible;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The simulated node's container runtime with the NVIDIA container toolkit, reduced to what decides a GPU
+ * container's fate: which devices it is given, and whether CUDA finds one it can run on.
+ *
+ * <ul>
+ *   <li>Devices are read as the toolkit reads them: {@code NVIDIA_VISIBLE_DEVICES} from the device plugin's
+ *       Allocate response (else the container's own env): a list of UUIDs or indexes, {@code all},
+ *       {@code none}/{@code void}; with the volume-mounts strategy, the names of the mounts under
+ *       {@code /var/run/nvidia-container-devices}; with CDI, {@code nvidia.com/gpu=<id>} from the response's
+ *       CDI devices or {@code cdi.k8s.io/*} annotations.</li>
+ *   <li>A device id the node does not have fails the container at start, as {@code nvidia-container-cli} does.</li>
+ *   <li>A CUDA vectorAdd sample (an image whose name or tag contains {@code vectoradd}, or the configured
+ *       sample image) prints vectorAdd's real output and {@code Test PASSED} when it sees a device CUDA can
+ *       run on (a GPU with MIG off, or a MIG device), else fails as CUDA does:
+ *       {@code no CUDA-capable device is detected}.</li>
+ *   <li>Any other container keeps running; its log lists the GPUs it sees, as {@code nvidia-smi -L} would.</li>
+ * </ul>
+ *
+ * <p>Immutable; safe for concurrent use.
+ */
+public final class ContainerRuntime {
+
+    /** The toolkit's folder of device-name mounts (device-list strategy {@code volume-mounts}). */
+    static final String DEVICE_MOUNT_FOLDER = "/var/run/nvidia-container-devices";
+    static final String VISIBLE_DEVICES = "NVIDIA_VISIBLE_DEVICES";
+    static final String CDI_ANNOTATION_PREFIX = "cdi.k8s.io/";
+    static final String CDI_KIND_PREFIX = "nvidia.com/";
+
+    static final String VECTOR_ADD_PASSED = """
+            [Vector addition of 50000 elements]
+            Copy input data from the host memory to the CUDA device
+            CUDA kernel launch with 196 blocks of 256 threads
+            Copy output data from the CUDA device to the host memory
+            Test PASSED
+            Done
+            """;
+    static final String VECTOR_ADD_NO_DEVICE = """
+            [Vector addition of 50000 elements]
+            Failed to allocate device vector A (error code no CUDA-capable device is detected)!
+            """;
+
+    private final SimulatedGpus gpus;
+    private final Optional<String> sampleImage;
+
+    /**
+     * @param sampleImage the image the validator runs as its CUDA sample when it is not a recognisable
+     *                    vectorAdd name ({@code KGPU_CUDA_SAMPLE_IMAGE})
+     */
+    public ContainerRuntime(SimulatedGpus gpus, Optional<String> sampleImage) {
+        this.gpus = gpus;
+        this.sampleImage = sampleImage.filter(s -> !s.isBlank());
+    }
+
+    /** Starts {@code container} and tells what becomes of it. */
+    public ContainerOutcome run(ContainerInput container) {
+        List<String> ids = requestedDevices(container);
+        List<Visible> visible = new ArrayList<>();
+        for (String id : ids) {
+            Optional<Visible> device = gpus.find(id);
+            if (device.isEmpty()) {
+                String message = "failed to create containerd task: failed to create shim task: OCI runtime create failed:"
+                        + " nvidia-container-cli: device error: " + id + ": unknown device";
+                return new ContainerOutcome.Exited(128, "StartError", message, "");
+            }
+            visible.add(device.get());
+        }
+        if (isVectorAdd(container.image())) {
+            return visible.stream().anyMatch(Visible::cudaCapable)
+                    ? new ContainerOutcome.Exited(0, "Completed", "", VECTOR_ADD_PASSED)
+                    : new ContainerOutcome.Exited(1, "Error", "", VECTOR_ADD_NO_DEVICE);
+        }
+        StringBuilder log = new StringBuilder("kgpu simulated runtime: container ").append(container.name())
+                .append(" (").append(container.image()).append(") is running; ");
+        if (visible.isEmpty()) {
+            log.append("it sees no GPU\n");
+        } else {
+            log.append("nvidia-smi -L in it would print:\n");
+            visible.forEach(v -> log.append(v.smiLine()).append('\n'));
+        }
+        return new ContainerOutcome.Running(log.toString());
+    }
+
+    /** The device ids the toolkit would inject, in order, without duplicates. */
+    List<String> requestedDevices(ContainerInput container) {
+        Set<String> ids = new LinkedHashSet<>();
+        GpuInjection injection = container.injection();
+        String visible = injection.envs().getOrDefault(VISIBLE_DEVICES, container.env().get(VISIBLE_DEVICES));
+        if (visible != null) {
+            if (visible.strip().equals(DEVICE_MOUNT_FOLDER)) {
+                for (String path : injection.mountContainerPaths()) {
+                    if (path.startsWith(DEVICE_MOUNT_FOLDER + "/")) {
+                        ids.add(path.substring(DEVICE_MOUNT_FOLDER.length() + 1));
+                    }
+                }
+            } else {
+                ids.addAll(deviceList(visible));
+            }
+        }
+        List<String> cdiNames = new ArrayList<>(injection.cdiDevices());
+        injection.annotations().forEach((key, value) -> {
+            if (key.startsWith(CDI_ANNOTATION_PREFIX)) {
+                cdiNames.addAll(List.of(value.split(",")));
+            }
+        });
+        for (String name : cdiNames) {
+            String trimmed = name.strip();
+            int equals = trimmed.indexOf('=');
+            if (trimmed.startsWith(CDI_KIND_PREFIX) && equals > 0) {
+                ids.addAll(deviceList(trimmed.substring(equals + 1)));
+            }
+        }
+        return List.copyOf(ids);
+    }
+
+    private List<String> deviceList(String value) {
+        String trimmed = value.strip();
+        if (trimmed.isEmpty() || trimmed.equals("none") || trimmed.equals("void")) {
+            return List.of();
+        }
+        if (trimmed.equals("all")) {
+            return gpus.gpus().stream().flatMap(g -> g.migEnabled() && !g.migDevices().isEmpty()
+                    ? g.migDevices().stream().map(SimulatedGpus.Mig::uuid)
+                    : java.util.stream.Stream.of(g.uuid())).toList();
+        }
+        return java.util.Arrays.stream(trimmed.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+    }
+
+    /** Whether {@code image} is a CUDA vectorAdd sample. */
+    public boolean isVectorAdd(String image) {
+        if (image == null) {
+            return false;
+        }
+        return image.toLowerCase(Locale.ROOT).contains("vectoradd") || sampleImage.map(image::equals).orElse(false);
+    }
+
+    /**
+     * One container to start.
+     *
+     * @param env       the container's own env from the pod spec
+     * @param injection what the device plugin's Allocate gave it (empty when it asked for no device)
+     */
+    public record ContainerInput(String name, String image, Map<String, String> env, GpuInjection injection) {
+        public ContainerInput {
+            env = Map.copyOf(env);
+        }
+    }
+
+    /** The parts of an Allocate response the NVIDIA container toolkit reads. */
+    public record GpuInjection(Map<String, String> envs, List<String> mountContainerPaths,
+                               Map<String, String> annotations, List<String> cdiDevices) {
+        public GpuInjection {
+            envs = Map.copyOf(envs);
+            mountContainerPaths = List.copyOf(mountContainerPaths);
+            annotations = Map.copyOf(annotations);
+            cdiDevices = List.copyOf(cdiDevices);
+        }
+
+        public static GpuInjection none() {
+            return new GpuInjection(Map.of(), List.of(), Map.of(), List.of());
+        }
+    }
+
+    /** What became of a started container. */
+    public sealed interface ContainerOutcome {
+        String log();
+
+        /** It ran to its end (or could not start: exit 128, {@code StartError}). */
+        record Exited(int exitCode, String reason, String message, String log) implements ContainerOutcome {
+        }
+
+        /** It keeps running. */
+        record Running(String log) implements ContainerOutcome {
+        }
+    }
+}
