@@ -118,20 +118,6 @@ class SimulatedNodeIT {
         }
     }
 
-    @Test
-    void agentsThatAreNotBuiltStopItBeforeItTouchesAnything(@TempDir Path dir) throws Exception {
-        Path root = dir.resolve("checkout");
-        Files.createDirectories(root.resolve("nvml-ffm/mock/profiles"));
-        Files.writeString(root.resolve("pom.xml"), "<project/>");
-        Files.writeString(root.resolve("nvml-ffm/mock/profiles/rtx3060.json"), "{}");
-        try (SimulatorProcess simulator = SimulatorProcess.start(dir, List.of("--root=" + root, "--profile=rtx3060"))) {
-            assertThat(simulator.awaitExit(Duration.ofSeconds(60))).isEqualTo(1);
-            assertThat(simulator.output()).contains("kgpu-sim: the mock NVML is not built",
-                    "run ./mvnw -B -DskipTests package first");
-            assertThat(dir.resolve("node")).doesNotExist();
-        }
-    }
-
     private static Pod samplePod(String name) {
         return new PodBuilder().withNewMetadata().withName(name).withNamespace("ml").endMetadata()
                 .withNewSpec().withRestartPolicy("Never")

@@ -201,7 +201,7 @@ final class TableView {
         cells.add(info.path("containerRuntimeVersion").asText(""));
     }
 
-    /** kubectl's short age: 45s, 3m20s, 15m, 2h10m, 20h, 3d. */
+    /** kubectl's short age (apimachinery's {@code duration.HumanDuration}): 45s, 3m20s, 15m, 2h10m, 20h, 3d4h, 30d. */
     static String age(String timestamp, Instant now) {
         Instant created;
         try {
@@ -209,25 +209,30 @@ final class TableView {
         } catch (DateTimeParseException e) {
             return "<unknown>";
         }
-        Duration age = Duration.between(created, now);
-        long seconds = Math.max(0, age.toSeconds());
+        long seconds = Math.max(0, Duration.between(created, now).toSeconds());
         if (seconds < 120) {
             return seconds + "s";
         }
         long minutes = seconds / 60;
         if (minutes < 10) {
-            return minutes + "m" + (seconds % 60) + "s";
+            return seconds % 60 == 0 ? minutes + "m" : minutes + "m" + (seconds % 60) + "s";
         }
         if (minutes < 180) {
             return minutes + "m";
         }
         long hours = minutes / 60;
         if (hours < 8) {
-            return hours + "h" + (minutes % 60) + "m";
+            return minutes % 60 == 0 ? hours + "h" : hours + "h" + (minutes % 60) + "m";
         }
         if (hours < 48) {
             return hours + "h";
         }
-        return (hours / 24) + "d";
+        if (hours < 24 * 8) {
+            return hours % 24 == 0 ? (hours / 24) + "d" : (hours / 24) + "d" + (hours % 24) + "h";
+        }
+        if (hours < 24 * 365 * 2) {
+            return (hours / 24) + "d";
+        }
+        return (hours / (24 * 365)) + "y";
     }
 }

@@ -1,0 +1,119 @@
+package dev.kgpu.simulator.runtime;
+
+import dev.kgpu.simulator.gpu.SimulatedGpus;
+import dev.kgpu.simulator.gpu.SimulatedGpus.Gpu;
+import dev.kgpu.simulator.gpu.SimulatedGpus.Mig;
+import dev.kgpu.simulator.runtime.ContainerRuntime.ContainerInput;
+import dev.kgpu.simulator.runtime.ContainerRuntime.ContainerOutcome;
+import dev.kgpu.simulator.runtime.ContainerRuntime.GpuInjection;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ContainerRuntimeTest {
+
+    private static final String FULL = "GPU-11111111-1111-4111-8111-111111111111";
+    private static final String MIG_PARENT = "GPU-22222222-2222-4222-8222-222222222222";
+    private static final String MIG = "MIG-33333333-3333-4333-8333-333333333333";
+    private static final String SAMPLE = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0";
+
+    /** GPU 0 with MIG off, GPU 1 with MIG on and one MIG device. */
+    private static final SimulatedGpus NODE = SimulatedGpus.of("550.54.15", "12.4", List.of(
+            new Gpu(0, FULL, "NVIDIA A100-SXM4-80GB", 0, "0000:07:00.0", false, false, List.of()),
+            new Gpu(1, MIG_PARENT, "NVIDIA A100-SXM4-80GB", 1, "0000:0f:00.0", false, true,
+                    List.of(new Mig(0, MIG, "1g.10gb")))));
+
+    private final ContainerRuntime runtime = new ContainerRuntime(NODE, Optional.of("registry.example/my-sample:1"));
+
+    record Case(String description, GpuInjection injection, Map<String, String> env, int exitCode, List<String> devices) {
+        @Override
+        public String toString() {
+            return description;
+        }
+    }
+
+    static Stream<Case> vectorAddCases() {
+        return Stream.of(
+                new Case("envvar strategy, a GPU by UUID", envs(FULL), Map.of(), 0, List.of(FULL)),
+                new Case("envvar strategy, a MIG device by UUID", envs(MIG), Map.of(), 0, List.of(MIG)),
+                new Case("a GPU whose MIG mode is on, given whole: CUDA sees no device", envs(MIG_PARENT), Map.of(), 1,
+                        List.of(MIG_PARENT)),
+                new Case("index strategy, GPU 0", envs("0"), Map.of(), 0, List.of("0")),
+                new Case("index strategy, MIG device 1:0", envs("1:0"), Map.of(), 0, List.of("1:0")),
+                new Case("volume-mounts strategy", new GpuInjection(
+                        Map.of("NVIDIA_VISIBLE_DEVICES", "/var/run/nvidia-container-devices"),
+                        List.of("/var/run/nvidia-container-devices/" + FULL), Map.of(), List.of()), Map.of(), 0, List.of(FULL)),
+                new Case("cdi-annotations strategy", new GpuInjection(Map.of(), List.of(),
+                        Map.of("cdi.k8s.io/nvidia-device-plugin_abc", "nvidia.com/gpu=" + FULL), List.of()), Map.of(), 0,
+                        List.of(FULL)),
+                new Case("cdi-cri strategy", new GpuInjection(Map.of(), List.of(), Map.of(), List.of("nvidia.com/gpu=" + MIG)),
+                        Map.of(), 0, List.of(MIG)),
+                new Case("no allocation, NVIDIA_VISIBLE_DEVICES=all in the pod (NVIDIA's validator)", GpuInjection.none(),
+                        Map.of("NVIDIA_VISIBLE_DEVICES", "all"), 0, List.of(FULL, MIG)),
+                new Case("the allocation's variable wins over the pod's", envs(MIG_PARENT),
+                        Map.of("NVIDIA_VISIBLE_DEVICES", FULL), 1, List.of(MIG_PARENT)),
+                new Case("NVIDIA_VISIBLE_DEVICES=void", GpuInjection.none(), Map.of("NVIDIA_VISIBLE_DEVICES", "void"), 1, List.of()),
+                new Case("no GPU at all", GpuInjection.none(), Map.of(), 1, List.of()));
+    }
+
+    private static GpuInjection envs(String visible) {
+        return new GpuInjection(Map.of("NVIDIA_VISIBLE_DEVICES", visible), List.of(), Map.of(), List.of());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("vectorAddCases")
+    void vectorAddPassesOnlyWithADeviceCudaCanRunOn(Case c) {
+        ContainerInput container = new ContainerInput("cuda", SAMPLE, c.env(), c.injection());
+
+        assertThat(runtime.requestedDevices(container)).containsExactlyElementsOf(c.devices());
+        ContainerOutcome outcome = runtime.run(container);
+
+        assertThat(outcome).isInstanceOfSatisfying(ContainerOutcome.Exited.class, exited -> {
+            assertThat(exited.exitCode()).isEqualTo(c.exitCode());
+            if (c.exitCode() == 0) {
+                assertThat(exited.reason()).isEqualTo("Completed");
+                assertThat(exited.log()).contains("Test PASSED").endsWith("Done\n");
+            } else {
+                assertThat(exited.reason()).isEqualTo("Error");
+                assertThat(exited.log()).contains("Failed to allocate device vector A (error code no CUDA-capable device is detected)!")
+                        .doesNotContain("Test PASSED");
+            }
+        });
+    }
+
+    @Test
+    void anUnknownDeviceFailsTheContainerAtStartAsTheToolkitDoes() {
+        ContainerOutcome outcome = runtime.run(new ContainerInput("cuda", SAMPLE, Map.of(), envs("GPU-deadbeef")));
+
+        assertThat(outcome).isInstanceOfSatisfying(ContainerOutcome.Exited.class, exited -> {
+            assertThat(exited.exitCode()).isEqualTo(128);
+            assertThat(exited.reason()).isEqualTo("StartError");
+            assertThat(exited.message()).endsWith("nvidia-container-cli: device error: GPU-deadbeef: unknown device");
+        });
+    }
+
+    @Test
+    void otherContainersKeepRunningAndListTheirGpus() {
+        ContainerOutcome outcome = runtime.run(new ContainerInput("main", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
+                Map.of(), envs(FULL + "," + MIG)));
+
+        assertThat(outcome).isInstanceOfSatisfying(ContainerOutcome.Running.class, running -> assertThat(running.log())
+                .contains("GPU 0: NVIDIA A100-SXM4-80GB (UUID: " + FULL + ")",
+                        "MIG 1g.10gb Device 0 of GPU 1: (UUID: " + MIG + ")"));
+    }
+
+    @Test
+    void theSampleImageIsAVectorAddNameOrTheConfiguredOne() {
+        assertThat(runtime.isVectorAdd(SAMPLE)).isTrue();
+        assertThat(runtime.isVectorAdd("nvidia/samples:vectoradd-cuda11.2.1")).isTrue();
+        assertThat(runtime.isVectorAdd("registry.example/my-sample:1")).isTrue();
+        assertThat(runtime.isVectorAdd("nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04")).isFalse();
+    }
+}
