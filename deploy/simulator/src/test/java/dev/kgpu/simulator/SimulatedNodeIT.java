@@ -118,6 +118,27 @@ class SimulatedNodeIT {
         }
     }
 
+    @Test
+    void migGpusAdvertisedWholeUnderTheDefaultStrategyFailTheValidatorAtTheRuntimeLayer(@TempDir Path dir) throws Exception {
+        try (SimulatorProcess simulator = SimulatorProcess.start(dir, List.of("--profile=mig-mixed", "--exit-when-ready"))) {
+            assertThat(simulator.awaitExit(UP)).as(simulator.output()).isEqualTo(1);
+
+            JsonNode summary = JSON.readTree(simulator.workDir().resolve("summary.json").toFile());
+            // MIG strategy none: the four MIG-enabled GPUs are advertised whole, as NVIDIA's plugin does
+            assertThat(summary.path("capacity").path("nvidia.com/gpu").asText()).isEqualTo("4");
+            assertThat(summary.path("labels").path("nvidia.com/mig.capable").asText()).isEqualTo("true");
+            // ... and CUDA finds no device in a container given a whole MIG-enabled GPU
+            JsonNode plugin = summary.path("verdicts").get(2);
+            assertThat(plugin.path("component").asText()).isEqualTo("plugin");
+            assertThat(plugin.path("result").asText()).isEqualTo("FAILED");
+            assertThat(plugin.path("detail").asText()).startsWith("runtime: pod nvidia-device-plugin-validator-")
+                    .endsWith("'Failed to allocate device vector A (error code no CUDA-capable device is detected)!'");
+            assertThat(summary.path("demo").path("attributed").asBoolean()).isFalse();
+            assertThat(summary.path("demo").path("note").asText()).contains("Try --mig-strategy=mixed");
+            assertThat(simulator.output()).contains("kgpu simulated node is up, with problems", "validator: cuda SKIPPED");
+        }
+    }
+
     private static Pod samplePod(String name) {
         return new PodBuilder().withNewMetadata().withName(name).withNamespace("ml").endMetadata()
                 .withNewSpec().withRestartPolicy("Never")
