@@ -4,6 +4,9 @@ import dev.kgpu.simulator.gpu.SimulatedGpus;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -137,6 +140,11 @@ public record NodeLayout(Path root) {
         try (Stream<Path> entries = Files.list(root)) {
             empty = entries.findAny().isEmpty();
         }
+        Path kubelet = root.resolve("device-plugins/kubelet.sock");
+        if (Files.exists(kubelet) && accepts(kubelet)) {
+            throw new SimulatorException.SetupFailed("--work-dir was '" + root + "' but another simulated node is"
+                    + " running there (" + kubelet + " answers); stop it first, or choose another --work-dir");
+        }
         if (!empty && !Files.exists(root.resolve(MARKER))) {
             throw new SimulatorException.SetupFailed("--work-dir was '" + root + "' but it holds files that no simulated"
                     + " node made (no " + MARKER + "), so it is not wiped; choose an empty or new directory");
@@ -159,6 +167,14 @@ public record NodeLayout(Path root) {
                 return FileVisitResult.CONTINUE;
             }
         });
+    }
+
+    private static boolean accepts(Path socket) {
+        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            return channel.connect(UnixDomainSocketAddress.of(socket));
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** What the container runtime's hook would create: control, UVM and one node per GPU minor. */

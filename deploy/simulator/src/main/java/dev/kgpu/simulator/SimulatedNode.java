@@ -104,7 +104,7 @@ public final class SimulatedNode implements AutoCloseable {
 
         SimulatedNode node = new SimulatedNode(options, progress);
         try {
-            node.gpus = SimulatedGpus.read(mockLibrary, node.profileForAgents());
+            node.gpus = readGpus(mockLibrary, node.profileForAgents());
             node.layout = NodeLayout.create(options.workDir(), node.gpus, "kgpu-simulated-" + profileName(options.profile()));
             SimulatorLog.toFile(node.layout.logs().resolve("simulator.log"));
             LOG.log(System.Logger.Level.INFO, "simulated node {0}: profile {1}, {2}", options.nodeName(),
@@ -128,6 +128,15 @@ public final class SimulatedNode implements AutoCloseable {
         } catch (RuntimeException e) {
             node.close();
             throw e;
+        }
+    }
+
+    private static SimulatedGpus readGpus(Path mockLibrary, String profile) {
+        try {
+            return SimulatedGpus.read(mockLibrary, profile);
+        } catch (RuntimeException e) {
+            throw new SimulatorException.SetupFailed("--profile was '" + profile + "' but the mock NVML could not"
+                    + " simulate it: " + e.getMessage(), e);
         }
     }
 
@@ -220,7 +229,8 @@ public final class SimulatedNode implements AutoCloseable {
             agent.onUnexpectedExit(() -> progress.println("kgpu-sim: the " + agent.agent().id() + " exited with status "
                     + agent.exitStatus().orElse(-1) + "; see " + agent.log()));
         }
-        try (ExecutorService waits = Executors.newVirtualThreadPerTaskExecutor()) {
+        ExecutorService waits = Executors.newVirtualThreadPerTaskExecutor();
+        try {
             CompletableFuture<Ready> pluginReady = CompletableFuture.supplyAsync(() -> awaitReady(plugin), waits);
             CompletableFuture<Ready> discoveryReady = CompletableFuture.supplyAsync(() -> awaitReady(discovery), waits);
             CompletableFuture<Ready> exporterReady = CompletableFuture.supplyAsync(() -> awaitReady(exporter), waits);
@@ -260,6 +270,10 @@ public final class SimulatedNode implements AutoCloseable {
                     agentReport(validator, validatorExit.after(), validatorExit.peakRssKib(), "peak"));
             agents.remove(validator);
             return report(labels, verdicts, demo, reports, problems);
+        } finally {
+            // a failure leaves the other waits running: stop them now rather than at their timeouts
+            waits.shutdownNow();
+            waits.close();
         }
     }
 

@@ -69,6 +69,10 @@ public final class SimulatedNodeMain {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 1;
+        } catch (RuntimeException e) {
+            err.println("kgpu-sim: unexpected error: " + e);
+            e.printStackTrace(err);
+            return 1;
         } finally {
             if (node != null) {
                 node.close();

@@ -133,6 +133,9 @@ public final class AgentProcess {
             if (!process.isAlive()) {
                 throw exited();
             }
+            if (Thread.currentThread().isInterrupted()) {
+                throw new SimulatorException.AgentExited("stopped waiting for the " + agent.id());
+            }
             if (System.nanoTime() - deadline > 0) {
                 throw new SimulatorException.TimedOut("the " + agent.id() + " was not ready after " + timeout.toSeconds()
                         + " s: " + lastState.get() + "; see " + log);
