@@ -34,9 +34,9 @@ public record AotCache(Optional<Path> file, Optional<String> rejected) {
     /** For the summary: {@code yes}, {@code no (...)}. */
     public String describe() {
         if (file.isEmpty()) {
-            return "no (no app.aot: build with -Dquarkus.package.jar.aot.enabled=true)";
+            return "no (the app has no app.aot)";
         }
-        return rejected.map(r -> "no (the JVM rejected app.aot: " + r + ")").orElse("yes");
+        return rejected.map(r -> "no (the JVM rejected app.aot: " + r + ")").orElse("yes (app.aot)");
     }
 
     /** This cache, with the JVM's rejection if the agent's log has one (unified logging tag {@code aot} or {@code cds}). */
