@@ -13,8 +13,6 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
@@ -22,10 +20,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +38,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * A whole GPU node on one machine: the simulated parts (GPUs through the mock NVML, the API server, the
@@ -59,10 +53,6 @@ public final class SimulatedNode implements AutoCloseable {
 
     /** Where the agents' objects (the validator's sample pods) go, as gpu-operator's namespace. */
     public static final String AGENT_NAMESPACE = "kgpu";
-    public static final String DEMO_NAMESPACE = "ml";
-    public static final String DEMO_POD = "cuda-demo";
-    public static final String DEMO_IMAGE = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04";
-    static final String GPU = "nvidia.com/gpu";
     static final String NVIDIA_PREFIX = "nvidia.com/";
     private static final Duration STOP_GRACE = Duration.ofSeconds(15);
     private static final Pattern VERDICT = Pattern.compile("^(\\S+) (PASSED|FAILED|SKIPPED)\\s?(.*)$");
@@ -153,7 +143,7 @@ public final class SimulatedNode implements AutoCloseable {
 
     private void createNodeAndNamespaces() {
         KubernetesClient client = api.client();
-        for (String namespace : List.of(AGENT_NAMESPACE, DEMO_NAMESPACE, "kube-node-lease")) {
+        for (String namespace : List.of(AGENT_NAMESPACE, DemoWorkload.NAMESPACE, "kube-node-lease")) {
             Namespace ns = new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build();
             client.namespaces().resource(ns).create();
         }
@@ -250,7 +240,7 @@ public final class SimulatedNode implements AutoCloseable {
             List<NodeReport.ValidatorVerdict> verdicts = verdicts(validatorExit.status());
             progress.println("kgpu-sim: validator: " + verdicts.stream()
                     .map(v -> v.component() + " " + v.result()).toList() + "; starting the demo workload "
-                    + DEMO_NAMESPACE + "/" + DEMO_POD);
+                    + DemoWorkload.NAMESPACE + "/" + DemoWorkload.POD);
 
             List<String> problems = new ArrayList<>();
             verdicts.stream().filter(v -> !v.passed())
@@ -259,9 +249,11 @@ public final class SimulatedNode implements AutoCloseable {
                 problems.add("the validator printed no verdict (exit status " + validatorExit.status() + "); see "
                         + validator.log() + ":\n" + String.join("\n", validator.logTail(10)));
             }
-            DemoOutcome demo = runDemo(exporter);
+            ExporterMetrics metrics = new ExporterMetrics(http, exporter.port());
+            DemoWorkload.Outcome demo = new DemoWorkload(api.client(), kubelet.devices(), gpus, metrics,
+                    options.timeout(), options.migStrategy()).run();
             demo.problem().ifPresent(problems::add);
-            saveMetrics(exporter);
+            NodeLayout.writeAtomically(layout.metricsText(), metrics.fetch());
 
             List<NodeReport.AgentReport> reports = List.of(
                     agentReport(plugin, pluginState.startToReady(), pluginState.rssKib(), "at ready"),
@@ -358,106 +350,6 @@ public final class SimulatedNode implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------------------------------------------------
-    // the demo workload
-
-    private record DemoOutcome(NodeReport.Demo demo, List<String> samples, Optional<String> problem) {
-    }
-
-    /**
-     * Starts {@code ml/cuda-demo} asking for one GPU (or, without {@code nvidia.com/gpu}, one of the node's MIG
-     * resources), waits until it runs and until the exporter's series name it.
-     */
-    private DemoOutcome runDemo(AgentProcess exporter) {
-        String podName = DEMO_NAMESPACE + "/" + DEMO_POD;
-        Map<String, Long> allocatable = kubelet.devices().allocatable();
-        Optional<String> resource = allocatable.getOrDefault(GPU, 0L) > 0 ? Optional.of(GPU)
-                : allocatable.entrySet().stream().filter(e -> e.getKey().startsWith("nvidia.com/mig-") && e.getValue() > 0)
-                .map(Map.Entry::getKey).findFirst();
-        if (resource.isEmpty()) {
-            String note = "not started: the node has no allocatable nvidia.com/gpu or nvidia.com/mig-* device";
-            return new DemoOutcome(new NodeReport.Demo(podName, GPU, "not started", List.of(), false, Optional.of(note)),
-                    metricSamples(fetchMetrics(exporter), Optional.empty()), Optional.of("demo workload " + note));
-        }
-        api.client().pods().inNamespace(DEMO_NAMESPACE).resource(new PodBuilder()
-                .withNewMetadata().withName(DEMO_POD).withNamespace(DEMO_NAMESPACE).addToLabels("app", DEMO_POD).endMetadata()
-                .withNewSpec().withRestartPolicy("Always")
-                .addNewContainer().withName("main").withImage(DEMO_IMAGE).withCommand("sleep", "infinity")
-                .withNewResources().addToLimits(resource.get(), new Quantity("1"))
-                .addToRequests(resource.get(), new Quantity("1")).endResources()
-                .endContainer().endSpec().build()).create();
-        Pod pod = Await.until("pod " + podName + " to run", options.timeout(), () -> {
-            Pod p = api.client().pods().inNamespace(DEMO_NAMESPACE).withName(DEMO_POD).get();
-            String phase = p == null || p.getStatus() == null ? null : p.getStatus().getPhase();
-            boolean unschedulable = p != null && p.getStatus() != null && p.getStatus().getConditions() != null
-                    && p.getStatus().getConditions().stream().anyMatch(c -> "Unschedulable".equals(c.getReason()));
-            return phase != null && (phase.equals("Running") || phase.equals("Failed") || unschedulable)
-                    ? Optional.of(p) : Optional.empty();
-        }, () -> "pod " + api.client().pods().inNamespace(DEMO_NAMESPACE).withName(DEMO_POD).get());
-        String phase = pod.getStatus().getPhase();
-        List<String> devices = Optional.ofNullable(kubelet.devices().pods().get(SimulatedKubelet.podKey(DEMO_NAMESPACE, DEMO_POD)))
-                .map(a -> a.deviceIds(resource.get())).orElse(List.of());
-        if (!phase.equals("Running")) {
-            String why = pod.getStatus().getConditions() == null ? "" : pod.getStatus().getConditions().stream()
-                    .map(c -> c.getMessage()).filter(m -> m != null).findFirst().orElse("");
-            String note = "not running: " + phase + (why.isEmpty() ? "" : " (" + why + ")")
-                    + Optional.ofNullable(pod.getStatus().getMessage()).map(m -> " " + m).orElse("");
-            return new DemoOutcome(new NodeReport.Demo(podName, resource.get(), phase, devices, false, Optional.of(note)),
-                    metricSamples(fetchMetrics(exporter), Optional.empty()), Optional.of("demo workload " + note));
-        }
-        Optional<SimulatedGpus.Gpu> wholeMigGpu = devices.stream().map(gpus::find).flatMap(Optional::stream)
-                .filter(v -> v instanceof SimulatedGpus.Visible.WholeGpu w && w.gpu().migEnabled())
-                .map(v -> ((SimulatedGpus.Visible.WholeGpu) v).gpu()).findFirst();
-        if (wholeMigGpu.isPresent()) {
-            String note = "not attributed: it holds GPU " + wholeMigGpu.get().index() + " whole while its MIG mode is on"
-                    + " (MIG strategy " + options.migStrategy() + "); the exporter, like dcgm-exporter, reports such a"
-                    + " GPU by its GPU instances. Try --mig-strategy=mixed.";
-            return new DemoOutcome(new NodeReport.Demo(podName, resource.get(), phase, devices, false, Optional.of(note)),
-                    metricSamples(fetchMetrics(exporter), Optional.empty()), Optional.empty());
-        }
-        String marker = "pod=\"" + DEMO_POD + "\"";
-        String metrics = Await.until("the exporter's series of pod " + podName, options.timeout(), () -> {
-            String body = fetchMetrics(exporter);
-            return body.contains(marker) ? Optional.of(body) : Optional.empty();
-        }, () -> "no series with " + marker + " at " + metricsUrl());
-        return new DemoOutcome(new NodeReport.Demo(podName, resource.get(), phase, devices, true, Optional.empty()),
-                metricSamples(metrics, Optional.of(marker)), Optional.empty());
-    }
-
-    private String metricsUrl() {
-        return "http://localhost:" + options.port(Agent.EXPORTER) + "/metrics";
-    }
-
-    private String fetchMetrics(AgentProcess exporter) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + exporter.port() + "/metrics"))
-                .timeout(Duration.ofSeconds(5)).GET().build();
-        try {
-            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            return response.statusCode() == 200 ? response.body() : "";
-        } catch (IOException e) {
-            return "";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "";
-        }
-    }
-
-    /** Up to three series: one naming the demo pod when there is one, then power and framebuffer use. */
-    static List<String> metricSamples(String metrics, Optional<String> attributedMarker) {
-        List<String> series = metrics.lines().filter(l -> !l.startsWith("#") && !l.isBlank()).toList();
-        List<String> samples = new ArrayList<>();
-        attributedMarker.flatMap(marker -> Stream.of("DCGM_FI_DEV_GPU_TEMP{", "")
-                .flatMap(prefix -> series.stream().filter(l -> l.startsWith(prefix) && l.contains(marker)))
-                .findFirst()).ifPresent(samples::add);
-        for (String family : List.of("DCGM_FI_DEV_POWER_USAGE{", "DCGM_FI_DEV_FB_USED{", "DCGM_FI_DEV_SM_CLOCK{")) {
-            if (samples.size() >= 3) {
-                break;
-            }
-            series.stream().filter(l -> l.startsWith(family) && !samples.contains(l)).findFirst().ifPresent(samples::add);
-        }
-        return samples;
-    }
-
-    // ---------------------------------------------------------------------------------------------------------
     // the report
 
     private NodeReport.AgentReport agentReport(AgentProcess agent, Duration startToReady, long rssKib, String rssKind) {
@@ -466,7 +358,7 @@ public final class SimulatedNode implements AutoCloseable {
                 agent.agent().readyMeans(), aot.describe(), aot.used(), agent.log().toString());
     }
 
-    private NodeReport report(Map<String, String> labels, List<NodeReport.ValidatorVerdict> verdicts, DemoOutcome demo,
+    private NodeReport report(Map<String, String> labels, List<NodeReport.ValidatorVerdict> verdicts, DemoWorkload.Outcome demo,
                               List<NodeReport.AgentReport> agentReports, List<String> problems) {
         Node node = api.client().nodes().withName(options.nodeName()).get();
         Map<String, String> capacity = new LinkedHashMap<>();
@@ -477,7 +369,8 @@ public final class SimulatedNode implements AutoCloseable {
                 .map(r -> new NodeReport.RegisteredResource(r.resourceName(), r.endpoint(), r.capacity(), r.allocatable()))
                 .toList();
         NodeReport report = new NodeReport(options.nodeName(), options.profile(), gpus.describe(), options.migStrategy(),
-                capacity, allocatable, resources, nvidiaLabels().isEmpty() ? labels : nvidiaLabels(), metricsUrl(),
+                capacity, allocatable, resources, nvidiaLabels().isEmpty() ? labels : nvidiaLabels(),
+                ExporterMetrics.userUrl(options.port(Agent.EXPORTER)),
                 demo.samples(), demo.demo(), verdicts, agentReports, launcher.jvmOptions().map(Path::toString),
                 layout.root().toString(), layout.kubeconfig().toString(), api.url(), layout.eventsFile().toString(),
                 gpus.gpus().isEmpty() ? "" : gpus.gpus().getFirst().uuid(), problems);
@@ -486,10 +379,6 @@ public final class SimulatedNode implements AutoCloseable {
         return report;
     }
 
-    /** Writes the exporter's current exposition to {@code metrics.txt}. */
-    void saveMetrics(AgentProcess exporter) {
-        NodeLayout.writeAtomically(layout.metricsText(), fetchMetrics(exporter));
-    }
 
     public NodeLayout layout() {
         return layout;

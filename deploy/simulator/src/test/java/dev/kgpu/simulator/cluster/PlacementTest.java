@@ -23,25 +23,25 @@ class PlacementTest {
 
     @Test
     void aNodeSelectorMustMatchTheNodesLabels() {
-        assertThat(PodRunner.Placement.excludes(selector(Map.of("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB")), NODE)).isEmpty();
-        assertThat(PodRunner.Placement.excludes(selector(Map.of("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3")), NODE))
+        assertThat(Placement.excludes(selector(Map.of("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB")), NODE)).isEmpty();
+        assertThat(Placement.excludes(selector(Map.of("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3")), NODE))
                 .contains(MISMATCH);
     }
 
     @Test
     void requiredNodeAffinityOnTheNodesNameAsTheValidatorUsesIt() {
-        assertThat(PodRunner.Placement.excludes(affinity("metadata.name", "In", List.of("kgpu-sim-node"), true), NODE)).isEmpty();
-        assertThat(PodRunner.Placement.excludes(affinity("metadata.name", "In", List.of("other-node"), true), NODE)).contains(MISMATCH);
-        assertThat(PodRunner.Placement.excludes(affinity("metadata.name", "NotIn", List.of("kgpu-sim-node"), true), NODE))
+        assertThat(Placement.excludes(affinity("metadata.name", "In", List.of("kgpu-sim-node"), true), NODE)).isEmpty();
+        assertThat(Placement.excludes(affinity("metadata.name", "In", List.of("other-node"), true), NODE)).contains(MISMATCH);
+        assertThat(Placement.excludes(affinity("metadata.name", "NotIn", List.of("kgpu-sim-node"), true), NODE))
                 .contains(MISMATCH);
     }
 
     @Test
     void requiredNodeAffinityOnLabels() {
-        assertThat(PodRunner.Placement.excludes(affinity("nvidia.com/gpu.count", "Gt", List.of("4"), false), NODE)).isEmpty();
-        assertThat(PodRunner.Placement.excludes(affinity("nvidia.com/gpu.count", "Lt", List.of("4"), false), NODE)).contains(MISMATCH);
-        assertThat(PodRunner.Placement.excludes(affinity("nvidia.com/mig.capable", "Exists", List.of(), false), NODE)).contains(MISMATCH);
-        assertThat(PodRunner.Placement.excludes(affinity("nvidia.com/mig.capable", "DoesNotExist", List.of(), false), NODE)).isEmpty();
+        assertThat(Placement.excludes(affinity("nvidia.com/gpu.count", "Gt", List.of("4"), false), NODE)).isEmpty();
+        assertThat(Placement.excludes(affinity("nvidia.com/gpu.count", "Lt", List.of("4"), false), NODE)).contains(MISMATCH);
+        assertThat(Placement.excludes(affinity("nvidia.com/mig.capable", "Exists", List.of(), false), NODE)).contains(MISMATCH);
+        assertThat(Placement.excludes(affinity("nvidia.com/mig.capable", "DoesNotExist", List.of(), false), NODE)).isEmpty();
     }
 
     @Test
