@@ -105,13 +105,14 @@ public final class SimulatedNode implements AutoCloseable {
             node.kubelet = SimulatedKubelet.start(node.layout.devicePlugins(), node.layout.podResourcesSocket(),
                     node.api.client(), options.nodeName(), Map.of("cpu", new Quantity("8"),
                             "memory", new Quantity("64Gi"), "pods", new Quantity("110")));
-            ContainerRuntime runtime = new ContainerRuntime(node.gpus, Optional.ofNullable(environment.get("KGPU_CUDA_SAMPLE_IMAGE")));
+            Optional<String> sampleImage = Optional.ofNullable(environment.get("KGPU_CUDA_SAMPLE_IMAGE")).filter(i -> !i.isBlank());
+            ContainerRuntime runtime = new ContainerRuntime(node.gpus, sampleImage);
             node.pods = new PodRunner(node.api.client(), options.nodeName(), node.kubelet.devices(), runtime,
                     node.api.logs()).start();
             node.launcher = new AgentLauncher(root, AgentLauncher.javaExecutable(environment),
                     AgentLauncher.jvmOptionsFile(root), node.layout.logs(), environment);
             node.environment = new AgentEnvironment(mockLibrary, node.profileForAgents(), options.nodeName(),
-                    AGENT_NAMESPACE, options.migStrategy(), node.api.url(), node.layout);
+                    AGENT_NAMESPACE, options.migStrategy(), sampleImage, node.layout);
             progress.println("kgpu-sim: node " + options.nodeName() + " (" + node.gpus.describe() + ") in "
                     + node.layout.root() + "; API server " + node.api.url());
             return node;

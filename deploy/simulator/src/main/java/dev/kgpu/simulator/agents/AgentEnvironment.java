@@ -6,6 +6,7 @@ import dev.kgpu.simulator.NodeLayout;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The environment each agent gets on the simulated node: what its DaemonSet gives it on a real node (the
@@ -17,11 +18,11 @@ import java.util.Map;
  * @param nodeName     {@code NODE_NAME}
  * @param namespace    where the agents' objects go ({@code NAMESPACE}): the validator's sample pods
  * @param migStrategy  {@code MIG_STRATEGY} of the plugin, discovery and the validator
- * @param apiServerUrl the simulated API server (also in the kubeconfig)
- * @param layout       the node's sockets and files
+ * @param sampleImage  the validator's CUDA sample image ({@code KGPU_CUDA_SAMPLE_IMAGE}) when the user set one
+ * @param layout       the node's sockets, files and kubeconfig (which names the simulated API server)
  */
 public record AgentEnvironment(Path mockLibrary, String profile, String nodeName, String namespace,
-                               String migStrategy, String apiServerUrl, NodeLayout layout) {
+                               String migStrategy, Optional<String> sampleImage, NodeLayout layout) {
 
     /** Collection interval of the exporter on the simulated node (dcgm-exporter's default is 30 s). */
     public static final String EXPORTER_INTERVAL_MS = "2000";
@@ -70,6 +71,7 @@ public record AgentEnvironment(Path mockLibrary, String profile, String nodeName
                 env.put("MIG_STRATEGY", migStrategy);
                 env.put("SLEEP_INTERVAL_SECONDS", VALIDATOR_SLEEP_SECONDS);
                 env.put("KGPU_VALIDATOR_MODE", validatorMode);
+                sampleImage.ifPresent(image -> env.put("KGPU_CUDA_SAMPLE_IMAGE", image));
             }
         }
         return env;
