@@ -185,7 +185,7 @@ public final class SimulatedNode implements AutoCloseable {
         int port = options.port(agent);
         AgentProcess process = launcher.start(agent, port, environment.of(agent, port, validatorMode));
         agents.add(process);
-        LOG.log(System.Logger.Level.INFO, "started the {0} (pid {1}): {2}", agent.id(), process.pid(), process.log());
+        LOG.log(System.Logger.Level.INFO, "started the {0} (pid {1}): {2}", agent.id(), Long.toString(process.pid()), process.log());
         return process;
     }
 
