@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -117,7 +118,10 @@ class PrometheusScrapeIT {
                 String body = query(api, "DCGM_FI_DEV_GPU_TEMP");
                 return body.contains("\"__name__\":\"DCGM_FI_DEV_GPU_TEMP\"") ? body : null;
             });
-            assertThat(temps).contains("\"job\":\"kgpu-exporter\"").contains("\"modelName\":\"NVIDIA GeForce RTX 3060\"")
+            // whichever node the mock simulates here (failsafe gives its JVM the dgx-h100 profile), Prometheus
+            // holds the model the exporter serves
+            String model = modelOfGpu0(get(metrics.toString()));
+            assertThat(temps).contains("\"job\":\"kgpu-exporter\"").contains("\"modelName\":\"" + model + "\"")
                     .contains("\"Hostname\":\"test-node\"").contains("\"gpu\":\"0\"").contains("\"device\":\"nvidia0\"");
             assertThat(query(api, "up{job=\"kgpu-exporter\"}")).contains("\"value\":[").contains(",\"1\"]");
             assertThat(query(api, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"))
@@ -133,6 +137,13 @@ class PrometheusScrapeIT {
                 prometheus.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
+    }
+
+    private static String modelOfGpu0(String exposition) {
+        Matcher m = Pattern.compile("^DCGM_FI_DEV_GPU_TEMP\\{gpu=\"0\",[^}]*modelName=\"([^\"]+)\"", Pattern.MULTILINE)
+                .matcher(exposition);
+        assertThat(m.find()).as("DCGM_FI_DEV_GPU_TEMP of gpu 0 in the exposition").isTrue();
+        return m.group(1);
     }
 
     private String query(String api, String promql) {
