@@ -59,7 +59,10 @@ public final class SimulatedNode implements AutoCloseable {
 
     private final SimulatorOptions options;
     private final PrintStream progress;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    /** Probes and scrapes in HTTP/1.1, as the kubelet and Prometheus send them (Java's default would ask every
+     *  agent to upgrade to HTTP/2, work no real probe causes). */
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
     private final List<AgentProcess> agents = new CopyOnWriteArrayList<>();
     private final CountDownLatch closed = new CountDownLatch(1);
     private final Object closing = new Object();
@@ -112,7 +115,7 @@ public final class SimulatedNode implements AutoCloseable {
             node.launcher = new AgentLauncher(root, AgentLauncher.javaExecutable(environment),
                     AgentLauncher.jvmOptionsFile(root), node.layout.logs(), environment);
             node.environment = new AgentEnvironment(mockLibrary, node.profileForAgents(), options.nodeName(),
-                    AGENT_NAMESPACE, options.migStrategy(), sampleImage, node.layout);
+                    AGENT_NAMESPACE, options.migStrategy(), sampleImage, node.api.url(), node.layout);
             progress.println("kgpu-sim: node " + options.nodeName() + " (" + node.gpus.describe() + ") in "
                     + node.layout.root() + "; API server " + node.api.url());
             return node;

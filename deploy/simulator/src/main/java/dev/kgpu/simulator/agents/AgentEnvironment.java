@@ -19,10 +19,13 @@ import java.util.Optional;
  * @param namespace    where the agents' objects go ({@code NAMESPACE}): the validator's sample pods
  * @param migStrategy  {@code MIG_STRATEGY} of the plugin, discovery and the validator
  * @param sampleImage  the validator's CUDA sample image ({@code KGPU_CUDA_SAMPLE_IMAGE}) when the user set one
- * @param layout       the node's sockets, files and kubeconfig (which names the simulated API server)
+ * @param apiServer    the simulated API server's URL, which discovery and the validator are given as a Pod's
+ *                     in-cluster configuration gives it: an address, no kubeconfig file to parse (the
+ *                     kubeconfig in the node's folder is for the user's kubectl)
+ * @param layout       the node's sockets and files
  */
 public record AgentEnvironment(Path mockLibrary, String profile, String nodeName, String namespace,
-                               String migStrategy, Optional<String> sampleImage, NodeLayout layout) {
+                               String migStrategy, Optional<String> sampleImage, String apiServer, NodeLayout layout) {
 
     /** Collection interval of the exporter on the simulated node (dcgm-exporter's default is 30 s). */
     public static final String EXPORTER_INTERVAL_MS = "2000";
@@ -49,7 +52,7 @@ public record AgentEnvironment(Path mockLibrary, String profile, String nodeName
             case DISCOVERY -> {
                 env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
                 env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
-                env.put("KUBECONFIG", layout.kubeconfig().toString());
+                putApiServer(env);
                 env.put("KGPU_LABEL_SINK", "node");
                 env.put("MIG_STRATEGY", migStrategy);
                 env.put("GFD_MACHINE_TYPE_FILE", layout.machineTypeFile().toString());
@@ -64,7 +67,7 @@ public record AgentEnvironment(Path mockLibrary, String profile, String nodeName
             case VALIDATOR -> {
                 env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
                 env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
-                env.put("KUBECONFIG", layout.kubeconfig().toString());
+                putApiServer(env);
                 env.put("OUTPUT_DIR", layout.validations().toString());
                 env.put("NVIDIA_DEV_ROOT", layout.devRoot().toString());
                 env.put("KGPU_SIMULATED_DEVICE_NODES", "true");
@@ -75,5 +78,12 @@ public record AgentEnvironment(Path mockLibrary, String profile, String nodeName
             }
         }
         return env;
+    }
+
+    /** The API server and nothing else: neither a kubeconfig of the user's nor a service account is tried. */
+    private void putApiServer(Map<String, String> env) {
+        env.put("KUBERNETES_MASTER", apiServer);
+        env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
+        env.put("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false");
     }
 }

@@ -9,8 +9,8 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * Whether an agent ran with Java's AOT cache ({@code <app>/app.aot}, which Quarkus writes when built with
- * {@code -Dquarkus.package.jar.aot.enabled=true}).
+ * Whether an agent ran with Java's AOT cache ({@code <app>/app.aot}, which Quarkus writes at the end of the
+ * agent's {@code Packaged*IT} run in {@code ./mvnw verify}, {@code quarkus.package.jar.aot.enabled} being on).
  *
  * @param file     the cache passed with {@code -XX:AOTCache}, or empty when the app has none
  * @param rejected the JVM's own words when it could not use the cache (a cache only loads in the JVM build

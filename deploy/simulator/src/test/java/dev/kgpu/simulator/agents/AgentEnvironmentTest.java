@@ -15,7 +15,7 @@ class AgentEnvironmentTest {
     private static final NodeLayout LAYOUT = new NodeLayout(Path.of("/tmp/node"));
 
     private final AgentEnvironment environment = new AgentEnvironment(Path.of("/k/libnvidia-ml.so.1"), "dgx-a100",
-            "sim-node", "kgpu", "mixed", Optional.of("registry.example/vectoradd:1"), LAYOUT);
+            "sim-node", "kgpu", "mixed", Optional.of("registry.example/vectoradd:1"), "http://127.0.0.1:6443", LAYOUT);
 
     @Test
     void everyAgentGetsTheMockNvmlAndTheNode() {
@@ -32,14 +32,15 @@ class AgentEnvironmentTest {
                 "KUBELET_SOCKET", "/tmp/node/device-plugins/kubelet.sock", "MIG_STRATEGY", "mixed",
                 "QUARKUS_HTTP_HOST", "127.0.0.1", "QUARKUS_HTTP_PORT", "8081"));
         assertThat(environment.of(Agent.DISCOVERY, 8082, "oneshot")).containsAllEntriesOf(Map.of(
-                "KUBECONFIG", "/tmp/node/kubeconfig", "KGPU_LABEL_SINK", "node", "MIG_STRATEGY", "mixed",
+                "KUBERNETES_MASTER", "http://127.0.0.1:6443",
+                "KUBERNETES_AUTH_TRYKUBECONFIG", "false", "KGPU_LABEL_SINK", "node", "MIG_STRATEGY", "mixed",
                 "GFD_MACHINE_TYPE_FILE", "/tmp/node/machine-type", "KGPU_SYSFS_ROOT", "/tmp/node/sys"));
         assertThat(environment.of(Agent.EXPORTER, 19400, "oneshot")).containsAllEntriesOf(Map.of(
                 "DCGM_EXPORTER_LISTEN", "127.0.0.1:19400", "DCGM_EXPORTER_KUBERNETES", "true",
                 "DCGM_POD_RESOURCES_KUBELET_SOCKET", "/tmp/node/pod-resources/kubelet.sock",
                 "DCGM_EXPORTER_INTERVAL", "2000"));
         assertThat(environment.of(Agent.VALIDATOR, 8083, "daemon")).containsAllEntriesOf(Map.of(
-                "KUBECONFIG", "/tmp/node/kubeconfig", "OUTPUT_DIR", "/tmp/node/validations",
+                "KUBERNETES_MASTER", "http://127.0.0.1:6443", "OUTPUT_DIR", "/tmp/node/validations",
                 "NVIDIA_DEV_ROOT", "/tmp/node", "KGPU_SIMULATED_DEVICE_NODES", "true", "MIG_STRATEGY", "mixed",
                 "SLEEP_INTERVAL_SECONDS", "1", "KGPU_VALIDATOR_MODE", "daemon",
                 "KGPU_CUDA_SAMPLE_IMAGE", "registry.example/vectoradd:1"));
