@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -33,7 +34,7 @@ class SimulatedNodeIT {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
-    void dgxA100NodeComesUpWithEveryAgentDoingItsJob(@TempDir Path dir) throws Exception {
+    void dgxA100NodeComesUpWithEveryAgentDoingItsJob(@TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir) throws Exception {
         List<Long> agentPids;
         try (SimulatorProcess simulator = SimulatorProcess.start(dir, List.of("--profile=dgx-a100", "--exit-when-ready"))) {
             assertThat(simulator.awaitExit(UP)).as(simulator.output()).isZero();
@@ -76,7 +77,7 @@ class SimulatedNodeIT {
     }
 
     @Test
-    void oneGpuNodeLeavesASecondGpuPodPendingAndStopsCleanlyOnSigterm(@TempDir Path dir) throws Exception {
+    void oneGpuNodeLeavesASecondGpuPodPendingAndStopsCleanlyOnSigterm(@TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir) throws Exception {
         try (SimulatorProcess simulator = SimulatorProcess.start(dir, List.of("--profile=rtx3060"))) {
             simulator.awaitOutput("Press Ctrl-C to stop the node.", UP);
             JsonNode summary = JSON.readTree(simulator.workDir().resolve("summary.json").toFile());
@@ -119,7 +120,7 @@ class SimulatedNodeIT {
     }
 
     @Test
-    void migGpusAdvertisedWholeUnderTheDefaultStrategyFailTheValidatorAtTheRuntimeLayer(@TempDir Path dir) throws Exception {
+    void migGpusAdvertisedWholeUnderTheDefaultStrategyFailTheValidatorAtTheRuntimeLayer(@TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir) throws Exception {
         try (SimulatorProcess simulator = SimulatorProcess.start(dir, List.of("--profile=mig-mixed", "--exit-when-ready"))) {
             assertThat(simulator.awaitExit(UP)).as(simulator.output()).isEqualTo(1);
 

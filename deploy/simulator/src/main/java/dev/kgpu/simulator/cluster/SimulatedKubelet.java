@@ -10,7 +10,11 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The simulated node's kubelet, from the test doubles of the modules whose protocols they fake: the device
@@ -19,18 +23,40 @@ import java.util.Map;
  * ({@link FakePodResourcesServer}, exporter's test-jar) on {@code pod-resources/kubelet.sock}, kept in step
  * with the device manager's admissions and releases.
  *
+ * <p>Like a kubelet's node-status loop, it also checks the Node every {@link #NODE_STATUS_SYNC} and writes
+ * capacity and allocatable again when they differ from the device manager's, so a status write that failed
+ * (the API server busy, say) is repaired instead of leaving the node without GPUs.
+ *
  * <p>Pods are known to the device manager as {@code <namespace>/<name>}.
  */
 public final class SimulatedKubelet implements AutoCloseable {
 
+    /** How often the Node's status is checked (a kubelet's nodeStatusUpdateFrequency is 10 s). */
+    public static final Duration NODE_STATUS_SYNC = Duration.ofSeconds(2);
+
+    private static final System.Logger LOG = System.getLogger(SimulatedKubelet.class.getName());
+
     private final KubeletSimulator devices;
     private final FakePodResourcesServer podResources;
     private final NodeStatusPublisher nodeStatus;
+    private final ScheduledExecutorService statusSync = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("kubelet-node-status").factory());
 
     private SimulatedKubelet(KubeletSimulator devices, FakePodResourcesServer podResources, NodeStatusPublisher nodeStatus) {
         this.devices = devices;
         this.podResources = podResources;
         this.nodeStatus = nodeStatus;
+    }
+
+    private void syncNodeStatus() {
+        try {
+            if (nodeStatus.publishIfStale()) {
+                LOG.log(System.Logger.Level.WARNING, "the Node's capacity or allocatable differed from the device"
+                        + " manager's; written again");
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "node status sync failed; retrying in " + NODE_STATUS_SYNC, e);
+        }
     }
 
     /**
@@ -53,6 +79,8 @@ public final class SimulatedKubelet implements AutoCloseable {
         devices.addListener(new PodResourcesSync(podResources));
         SimulatedKubelet kubelet = new SimulatedKubelet(devices, podResources, nodeStatus);
         nodeStatus.publish();
+        long period = NODE_STATUS_SYNC.toMillis();
+        kubelet.statusSync.scheduleWithFixedDelay(kubelet::syncNodeStatus, period, period, TimeUnit.MILLISECONDS);
         return kubelet;
     }
 
@@ -77,6 +105,7 @@ public final class SimulatedKubelet implements AutoCloseable {
 
     @Override
     public void close() {
+        statusSync.shutdownNow();
         try {
             devices.close();
         } finally {

@@ -50,10 +50,8 @@ public final class NodeStatusPublisher implements KubeletListener {
 
     /** Writes the current capacity and allocatable now; returns the Node as stored. */
     public Node publish() {
-        Map<String, Quantity> capacity = new LinkedHashMap<>(baseCapacity);
-        Map<String, Quantity> allocatable = new LinkedHashMap<>(baseCapacity);
-        kubelet.capacity().forEach((r, n) -> capacity.put(r, new Quantity(Long.toString(n))));
-        kubelet.allocatable().forEach((r, n) -> allocatable.put(r, new Quantity(Long.toString(n))));
+        Map<String, Quantity> capacity = capacity();
+        Map<String, Quantity> allocatable = allocatable();
         if (client.nodes().withName(nodeName).get() == null) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName(nodeName).endMetadata().build()).create();
         }
@@ -61,5 +59,33 @@ public final class NodeStatusPublisher implements KubeletListener {
         return client.nodes().withName(nodeName).editStatus(node -> new NodeBuilder(node)
                 .editOrNewStatus().withCapacity(capacity).withAllocatable(allocatable).endStatus()
                 .build());
+    }
+
+    /**
+     * The kubelet's periodic node-status sync: writes capacity and allocatable when the Node's stored ones
+     * differ from the device manager's (a write that failed, a Node recreated), else nothing.
+     *
+     * @return whether it wrote
+     */
+    public boolean publishIfStale() {
+        Node node = client.nodes().withName(nodeName).get();
+        if (node != null && node.getStatus() != null && capacity().equals(node.getStatus().getCapacity())
+                && allocatable().equals(node.getStatus().getAllocatable())) {
+            return false;
+        }
+        publish();
+        return true;
+    }
+
+    private Map<String, Quantity> capacity() {
+        Map<String, Quantity> capacity = new LinkedHashMap<>(baseCapacity);
+        kubelet.capacity().forEach((r, n) -> capacity.put(r, new Quantity(Long.toString(n))));
+        return capacity;
+    }
+
+    private Map<String, Quantity> allocatable() {
+        Map<String, Quantity> allocatable = new LinkedHashMap<>(baseCapacity);
+        kubelet.allocatable().forEach((r, n) -> allocatable.put(r, new Quantity(Long.toString(n))));
+        return allocatable;
     }
 }

@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.testing.kubelet;
 
+import dev.kgpu.plugin.testing.Await;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -66,6 +67,31 @@ class NodeStatusPublisherIT {
         }
     }
 
+    @Test
+    void theSyncRepairsALostStatusAndOtherwiseWritesNothing() throws Exception {
+        KubernetesClient client = server.getClient();
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("sync-node").endMetadata().build()).create();
+        try (KubeletSimulator kubelet = KubeletSimulator.start(dir);
+             ScriptedDevicePlugin plugin = new ScriptedDevicePlugin(dir.resolve("nvidia-gpu.sock"), List.of("GPU-a")).serve()) {
+            NodeStatusPublisher publisher = NodeStatusPublisher.withDefaults(kubelet, client, "sync-node");
+            plugin.register(kubelet.socket(), "v1beta1", "nvidia.com/gpu");
+            Await.until(() -> Long.valueOf(1).equals(kubelet.allocatable().get("nvidia.com/gpu")), Duration.ofSeconds(20),
+                    "the device list of nvidia.com/gpu");
+
+            assertThat(publisher.publishIfStale()).as("nothing published yet").isTrue();
+            awaitNode(client, "sync-node", n -> "1".equals(amount(n, false)));
+            String version = client.nodes().withName("sync-node").get().getMetadata().getResourceVersion();
+            assertThat(publisher.publishIfStale()).as("in step").isFalse();
+            assertThat(client.nodes().withName("sync-node").get().getMetadata().getResourceVersion()).isEqualTo(version);
+
+            // a status write lost: the allocatable wiped
+            client.nodes().withName("sync-node").editStatus(n -> new NodeBuilder(n).editStatus()
+                    .withAllocatable(Map.of()).endStatus().build());
+            assertThat(publisher.publishIfStale()).isTrue();
+            assertThat(amount(client.nodes().withName("sync-node").get(), false)).isEqualTo("1");
+        }
+    }
+
     static String amount(Node node, boolean capacity) {
         if (node.getStatus() == null) {
             return null;
@@ -76,10 +102,14 @@ class NodeStatusPublisherIT {
     }
 
     static Node awaitNode(KubernetesClient client, java.util.function.Predicate<Node> condition) {
+        return awaitNode(client, "sim-node", condition);
+    }
+
+    static Node awaitNode(KubernetesClient client, String name, java.util.function.Predicate<Node> condition) {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         Node node = null;
         while (System.nanoTime() < deadline) {
-            node = client.nodes().withName("sim-node").get();
+            node = client.nodes().withName(name).get();
             if (node != null && condition.test(node)) {
                 return node;
             }
