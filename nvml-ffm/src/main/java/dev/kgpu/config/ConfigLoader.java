@@ -25,22 +25,20 @@ import java.util.function.Function;
  */
 public final class ConfigLoader<T> {
 
-    /** What differs between the two agents. */
-    interface Agent<T> {
-        /** For messages and usage: {@code the device plugin}. */
-        String name();
-
-        /** Every flag-bearing setting, in usage order, the config-file setting among them. */
-        List<Setting<?>> settings();
-
-        /** The config-file setting, resolved before the file is read. */
-        Setting<String> configFile();
-
-        /**
-         * Builds the agent's record from the resolved settings; may throw {@link InvalidConfigException}
-         * with config-file property paths, which the loader re-attributes to the flag or variable that set them.
-         */
-        T build(Resolved resolved);
+    /**
+     * What differs between the two agents.
+     *
+     * @param name       for messages and usage: {@code the device plugin}
+     * @param settings   every flag-bearing setting, in usage order, the config-file setting among them
+     * @param configFile the config-file setting, resolved before the file is read
+     * @param builder    builds the agent's record from the resolved settings; may throw
+     *                   {@link InvalidConfigException} with config-file property paths, which the loader
+     *                   re-attributes to the flag or variable that set them
+     */
+    record Agent<T>(String name, List<Setting<?>> settings, Setting<String> configFile, Function<Resolved, T> builder) {
+        T build(Resolved resolved) {
+            return builder.apply(resolved);
+        }
     }
 
     private final Agent<T> agent;

@@ -152,39 +152,21 @@ public record DevicePluginConfig(
 
     /** A loader that can also {@link ConfigLoader#reload() reload} on SIGHUP. */
     public static ConfigLoader<DevicePluginConfig> loader(String[] args, Function<String, String> environment) {
-        return new ConfigLoader<>(new ConfigLoader.Agent<>() {
-            @Override
-            public String name() {
-                return NAME;
+        return new ConfigLoader<>(new ConfigLoader.Agent<>(NAME, SETTINGS, CONFIG_FILE, resolved -> {
+            String socket = resolved.get(KUBELET_SOCKET);
+            List<String> featureFlags = resolved.get(CDI_FEATURE_FLAGS);
+            List<String> disableHooks = resolved.get(CDI_DISABLE_HOOKS);
+            Config config = resolved.config(SETTINGS);
+            HealthChecks health = HealthChecks.DEFAULT;
+            try {
+                health = HealthChecks.fromEnvironment(environment);
+            } catch (InvalidConfigException e) {
+                resolved.fail(e.failures());
             }
-
-            @Override
-            public List<Setting<?>> settings() {
-                return SETTINGS;
-            }
-
-            @Override
-            public Setting<String> configFile() {
-                return CONFIG_FILE;
-            }
-
-            @Override
-            public DevicePluginConfig build(ConfigLoader.Resolved resolved) {
-                String socket = resolved.get(KUBELET_SOCKET);
-                List<String> featureFlags = resolved.get(CDI_FEATURE_FLAGS);
-                List<String> disableHooks = resolved.get(CDI_DISABLE_HOOKS);
-                Config config = resolved.config(SETTINGS);
-                HealthChecks health = HealthChecks.DEFAULT;
-                try {
-                    health = HealthChecks.fromEnvironment(environment);
-                } catch (InvalidConfigException e) {
-                    resolved.fail(e.failures());
-                }
-                return new DevicePluginConfig(config, resolved.configFile(),
-                        socket.isEmpty() ? Optional.empty() : Optional.of(Path.of(socket)),
-                        health, featureFlags, disableHooks, resolved.warnings());
-            }
-        }, args, environment);
+            return new DevicePluginConfig(config, resolved.configFile(),
+                    socket.isEmpty() ? Optional.empty() : Optional.of(Path.of(socket)),
+                    health, featureFlags, disableHooks, resolved.warnings());
+        }), args, environment);
     }
 
     /** The effective config as NVIDIA's plugin logs it after "Running with config:" (no {@code flags.gfd}). */

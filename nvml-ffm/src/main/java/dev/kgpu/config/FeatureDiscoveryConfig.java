@@ -149,35 +149,17 @@ public record FeatureDiscoveryConfig(
 
     /** A loader that can also {@link ConfigLoader#reload() reload} on SIGHUP. */
     public static ConfigLoader<FeatureDiscoveryConfig> loader(String[] args, Function<String, String> environment) {
-        return new ConfigLoader<>(new ConfigLoader.Agent<>() {
-            @Override
-            public String name() {
-                return NAME;
+        return new ConfigLoader<>(new ConfigLoader.Agent<>(NAME, SETTINGS, CONFIG_FILE, resolved -> {
+            Config config = resolved.config(SETTINGS);
+            LabelSink sink = resolved.get(LABEL_SINK);
+            if (sink == LabelSink.AUTO && !config.flags().useNodeFeatureAPI()) {
+                sink = LabelSink.FILE; // NVIDIA's GFD writes the feature file when the NodeFeature API is off
             }
-
-            @Override
-            public List<Setting<?>> settings() {
-                return SETTINGS;
-            }
-
-            @Override
-            public Setting<String> configFile() {
-                return CONFIG_FILE;
-            }
-
-            @Override
-            public FeatureDiscoveryConfig build(ConfigLoader.Resolved resolved) {
-                Config config = resolved.config(SETTINGS);
-                LabelSink sink = resolved.get(LABEL_SINK);
-                if (sink == LabelSink.AUTO && !config.flags().useNodeFeatureAPI()) {
-                    sink = LabelSink.FILE; // NVIDIA's GFD writes the feature file when the NodeFeature API is off
-                }
-                return new FeatureDiscoveryConfig(config, resolved.configFile(), sink,
-                        optional(resolved.get(NODE_NAME)), resolved.get(NAMESPACE), optional(resolved.get(POD_NAME)),
-                        optional(resolved.get(KUBECONFIG)).map(Path::of), resolved.get(KUBE_API_QPS),
-                        resolved.get(KUBE_API_BURST), resolved.warnings());
-            }
-        }, args, environment);
+            return new FeatureDiscoveryConfig(config, resolved.configFile(), sink,
+                    optional(resolved.get(NODE_NAME)), resolved.get(NAMESPACE), optional(resolved.get(POD_NAME)),
+                    optional(resolved.get(KUBECONFIG)).map(Path::of), resolved.get(KUBE_API_QPS),
+                    resolved.get(KUBE_API_BURST), resolved.warnings());
+        }), args, environment);
     }
 
     /** {@code flags.gfd}: oneshot, timestamp, sleep interval, output and machine-type files. */
