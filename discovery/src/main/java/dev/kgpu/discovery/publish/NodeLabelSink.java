@@ -1,9 +1,12 @@
 package dev.kgpu.discovery.publish;
 
 import dev.kgpu.discovery.labels.Labels;
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 
@@ -26,6 +29,10 @@ import java.util.stream.Collectors;
  * <p>Writes are JSON patches that name only the owned keys that change and carry no
  * {@code resourceVersion}: they cannot conflict with, or overwrite, labels that others change at the
  * same time.
+ *
+ * <p>The Node is read and patched as a generic resource: only its metadata is bound to Java types, so the
+ * client never builds deserializers for the Node's spec and status (a tenth of a second of the first pass,
+ * measured on the simulated node).
  */
 public final class NodeLabelSink implements LabelSink {
 
@@ -33,6 +40,9 @@ public final class NodeLabelSink implements LabelSink {
     public static final String OWNED_ANNOTATION = "kgpu.dev/discovery-labels";
 
     static final String OWNED_PREFIX = "nvidia.com/";
+
+    private static final ResourceDefinitionContext NODES = new ResourceDefinitionContext.Builder()
+            .withGroup("").withVersion("v1").withKind("Node").withPlural("nodes").withNamespaced(false).build();
 
     private final KubernetesClient client;
     private final String nodeName;
@@ -54,8 +64,8 @@ public final class NodeLabelSink implements LabelSink {
                 throw new IllegalArgumentException("label key was '" + key + "' but the node sink only sets " + OWNED_PREFIX + " labels");
             }
         }
-        Node node = read();
-        Map<String, String> current = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+        ObjectMeta node = read();
+        Map<String, String> current = node.getLabels() == null ? Map.of() : node.getLabels();
         Set<String> owned = ownedKeys(node);
 
         Map<String, String> published = new TreeMap<>();
@@ -75,7 +85,7 @@ public final class NodeLabelSink implements LabelSink {
         }
 
         JsonPatch patch = new JsonPatch();
-        if (node.getMetadata().getLabels() == null) {
+        if (node.getLabels() == null) {
             patch.set("/metadata/labels", labels.asMap());
         } else {
             labels.asMap().forEach((key, value) -> {
@@ -89,39 +99,44 @@ public final class NodeLabelSink implements LabelSink {
                 }
             }
         }
-        if (node.getMetadata().getAnnotations() == null) {
+        if (node.getAnnotations() == null) {
             patch.set("/metadata/annotations", Map.of(OWNED_ANNOTATION, wantedAnnotation));
         } else {
             patch.put("/metadata/annotations", OWNED_ANNOTATION, wantedAnnotation);
         }
         try {
-            client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON), patch.toString());
+            theNode().patch(PatchContext.of(PatchType.JSON), patch.toString());
         } catch (KubernetesClientException e) {
             throw KubernetesErrors.translate("patching the labels of Node " + nodeName, e);
         }
         return Outcome.WROTE;
     }
 
-    private Node read() throws PublishException {
-        Node node;
+    private Resource<GenericKubernetesResource> theNode() {
+        return client.genericKubernetesResources(NODES).withName(nodeName);
+    }
+
+    /** The Node's metadata. */
+    private ObjectMeta read() throws PublishException {
+        GenericKubernetesResource node;
         try {
-            node = client.nodes().withName(nodeName).get();
+            node = theNode().get();
         } catch (KubernetesClientException e) {
             throw KubernetesErrors.translate("reading Node " + nodeName, e);
         }
-        if (node == null) {
+        if (node == null || node.getMetadata() == null) {
             throw new PublishException.ApiRefused("reading Node " + nodeName, 404, "no such Node; NODE_NAME must name this node", null);
         }
-        return node;
+        return node.getMetadata();
     }
 
-    private static String annotation(Node node) {
-        Map<String, String> annotations = node.getMetadata().getAnnotations();
+    private static String annotation(ObjectMeta node) {
+        Map<String, String> annotations = node.getAnnotations();
         return annotations == null ? null : annotations.get(OWNED_ANNOTATION);
     }
 
     /** The keys the annotation lists, limited to {@code nvidia.com/} so that a tampered annotation cannot make us remove foreign labels. */
-    static Set<String> ownedKeys(Node node) {
+    static Set<String> ownedKeys(ObjectMeta node) {
         String value = annotation(node);
         if (value == null || value.isBlank()) {
             return Set.of();
