@@ -6,9 +6,9 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 
 import java.util.Arrays;
 import java.util.Map;
@@ -64,9 +64,9 @@ public final class NodeLabelSink implements LabelSink {
                 throw new IllegalArgumentException("label key was '" + key + "' but the node sink only sets " + OWNED_PREFIX + " labels");
             }
         }
-        ObjectMeta node = read();
-        Map<String, String> current = node.getLabels() == null ? Map.of() : node.getLabels();
-        Set<String> owned = ownedKeys(node);
+        ObjectMeta metadata = readMetadata();
+        Map<String, String> current = metadata.getLabels() == null ? Map.of() : metadata.getLabels();
+        Set<String> owned = ownedKeys(metadata);
 
         Map<String, String> published = new TreeMap<>();
         for (String key : owned) {
@@ -80,12 +80,12 @@ public final class NodeLabelSink implements LabelSink {
             }
         }
         String wantedAnnotation = String.join(",", labels.asMap().keySet());
-        if (Labels.of(published).sameIgnoringTimestamp(labels) && wantedAnnotation.equals(annotation(node))) {
+        if (Labels.of(published).sameIgnoringTimestamp(labels) && wantedAnnotation.equals(annotation(metadata))) {
             return Outcome.UNCHANGED;
         }
 
         JsonPatch patch = new JsonPatch();
-        if (node.getLabels() == null) {
+        if (metadata.getLabels() == null) {
             patch.set("/metadata/labels", labels.asMap());
         } else {
             labels.asMap().forEach((key, value) -> {
@@ -99,7 +99,7 @@ public final class NodeLabelSink implements LabelSink {
                 }
             }
         }
-        if (node.getAnnotations() == null) {
+        if (metadata.getAnnotations() == null) {
             patch.set("/metadata/annotations", Map.of(OWNED_ANNOTATION, wantedAnnotation));
         } else {
             patch.put("/metadata/annotations", OWNED_ANNOTATION, wantedAnnotation);
@@ -116,8 +116,7 @@ public final class NodeLabelSink implements LabelSink {
         return client.genericKubernetesResources(NODES).withName(nodeName);
     }
 
-    /** The Node's metadata. */
-    private ObjectMeta read() throws PublishException {
+    private ObjectMeta readMetadata() throws PublishException {
         GenericKubernetesResource node;
         try {
             node = theNode().get();
@@ -130,14 +129,14 @@ public final class NodeLabelSink implements LabelSink {
         return node.getMetadata();
     }
 
-    private static String annotation(ObjectMeta node) {
-        Map<String, String> annotations = node.getAnnotations();
+    private static String annotation(ObjectMeta metadata) {
+        Map<String, String> annotations = metadata.getAnnotations();
         return annotations == null ? null : annotations.get(OWNED_ANNOTATION);
     }
 
     /** The keys the annotation lists, limited to {@code nvidia.com/} so that a tampered annotation cannot make us remove foreign labels. */
-    static Set<String> ownedKeys(ObjectMeta node) {
-        String value = annotation(node);
+    static Set<String> ownedKeys(ObjectMeta metadata) {
+        String value = annotation(metadata);
         if (value == null || value.isBlank()) {
             return Set.of();
         }
