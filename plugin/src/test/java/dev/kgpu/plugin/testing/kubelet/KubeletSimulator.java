@@ -171,16 +171,12 @@ public final class KubeletSimulator implements AutoCloseable {
      * Returns when the new {@code kubelet.sock} accepts connections.
      */
     public void restart() {
-        List<PluginClient> clients = new ArrayList<>();
+        List<PluginClient> clients;
         synchronized (lock) {
             stopServerLocked();
+            clients = disconnectAllLocked();
             for (Resource resource : resources.values()) {
-                if (resource.client != null) {
-                    clients.add(resource.client);
-                    resource.client = null;
-                }
                 resource.devices = List.of();
-                resource.connected = false;
                 resource.touch();
             }
             restarts++;
@@ -202,16 +198,10 @@ public final class KubeletSimulator implements AutoCloseable {
 
     /** Stops serving kubelet.sock and disconnects every plugin, as a stopped kubelet would. */
     public void stop() {
-        List<PluginClient> clients = new ArrayList<>();
+        List<PluginClient> clients;
         synchronized (lock) {
             stopServerLocked();
-            for (Resource resource : resources.values()) {
-                if (resource.client != null) {
-                    clients.add(resource.client);
-                    resource.client = null;
-                }
-                resource.connected = false;
-            }
+            clients = disconnectAllLocked();
         }
         clients.forEach(PluginClient::close);
         signal();
@@ -234,6 +224,19 @@ public final class KubeletSimulator implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         transport.close();
+    }
+
+    /** Marks every resource disconnected and hands back their plugin clients, to be closed outside the lock. */
+    private List<PluginClient> disconnectAllLocked() {
+        List<PluginClient> clients = new ArrayList<>();
+        for (Resource resource : resources.values()) {
+            if (resource.client != null) {
+                clients.add(resource.client);
+                resource.client = null;
+            }
+            resource.connected = false;
+        }
+        return clients;
     }
 
     private void stopServerLocked() {
