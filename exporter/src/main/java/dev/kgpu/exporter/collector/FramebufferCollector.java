@@ -50,13 +50,8 @@ final class FramebufferCollector implements Collector {
     public void collect(NodeSample node, MetricsBuilder out) {
         for (Bound bound : fields) {
             for (GpuSample gpu : node.gpus()) {
-                if (gpu.migEnabled()) {
-                    for (GpuInstanceSample instance : gpu.gpuInstances()) {
-                        emit(out, bound, gpu.gpu().instance(instance.id(), instance.profile()), instance.memory());
-                    }
-                } else {
-                    emit(out, bound, gpu.gpu(), gpu.telemetry().flatMap(t -> t.memory()));
-                }
+                gpu.forEachEntity(GpuInstanceSample::memory, () -> gpu.telemetry().flatMap(t -> t.memory()),
+                        (entity, memory) -> emit(out, bound, entity, memory));
             }
         }
     }

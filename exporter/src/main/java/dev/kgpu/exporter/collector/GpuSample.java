@@ -12,6 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * What NVML said about one GPU in one collection: plain values only, so collectors never touch NVML.
@@ -57,17 +60,35 @@ public record GpuSample(
         gpuInstances = List.copyOf(gpuInstances);
     }
 
-    /** Whether the GPU is watched as its GPU instances (MIG on with at least one instance). */
-    public boolean migEnabled() {
-        return !gpuInstances.isEmpty();
-    }
-
-    /** The entities this GPU's series are about: its GPU instances when MIG is on, else the GPU. */
+    /**
+     * The entities this GPU's series are about: its GPU instances when MIG is on (with at least one
+     * instance), else the GPU.
+     */
     public List<Entity> entities() {
         if (gpuInstances.isEmpty()) {
             return List.of(gpu);
         }
-        return gpuInstances.stream().map(i -> gpu.instance(i.id(), i.profile())).toList();
+        return gpuInstances.stream().map(this::entityOf).toList();
+    }
+
+    /** One of this GPU's instances as an entity. */
+    public Entity entityOf(GpuInstanceSample instance) {
+        return gpu.instance(instance.id(), instance.profile());
+    }
+
+    /**
+     * Hands each of {@link #entities()} to {@code action} with its value: {@code ofInstance} of each GPU
+     * instance when MIG is on, else {@code ofGpu}.
+     */
+    public <T> void forEachEntity(Function<GpuInstanceSample, Optional<T>> ofInstance, Supplier<Optional<T>> ofGpu,
+                                  BiConsumer<Entity, Optional<T>> action) {
+        if (gpuInstances.isEmpty()) {
+            action.accept(gpu, ofGpu.get());
+            return;
+        }
+        for (GpuInstanceSample instance : gpuInstances) {
+            action.accept(entityOf(instance), ofInstance.apply(instance));
+        }
     }
 
     /** A sample with identity only, as when every read failed. */

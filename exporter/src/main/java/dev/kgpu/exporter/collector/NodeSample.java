@@ -23,7 +23,7 @@ public record NodeSample(Instant takenAt, String driverVersion, String nvmlVersi
         for (GpuSample gpu : gpus) {
             for (GpuInstanceSample instance : gpu.gpuInstances()) {
                 if (instance.migUuids().contains(migUuid)) {
-                    return Optional.of(gpu.gpu().instance(instance.id(), instance.profile()));
+                    return Optional.of(gpu.entityOf(instance));
                 }
             }
         }

@@ -75,13 +75,7 @@ final class ProfilingCollector implements Collector {
     public void collect(NodeSample node, MetricsBuilder out) {
         for (Bound bound : fields) {
             for (GpuSample gpu : node.gpus()) {
-                if (gpu.migEnabled()) {
-                    for (GpuInstanceSample instance : gpu.gpuInstances()) {
-                        emit(out, bound, gpu.gpu().instance(instance.id(), instance.profile()), instance.gpm());
-                    }
-                } else {
-                    emit(out, bound, gpu.gpu(), gpu.gpm());
-                }
+                gpu.forEachEntity(GpuInstanceSample::gpm, gpu::gpm, (entity, gpm) -> emit(out, bound, entity, gpm));
             }
         }
     }
