@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ReachabilityMetadataTest {
 
-    private static final Path BINDINGS = Path.of("src/main/java/dev/kgpu/nvml/internal/bindings/NvmlNative.java");
+    private static final Path BINDINGS = Path.of("src/generated/java/dev/kgpu/nvml/internal/bindings/NvmlNative.java");
     private static final String METADATA = "/META-INF/native-image/dev.kgpu/nvml-ffm/reachability-metadata.json";
     private static final Pattern DESCRIPTOR = Pattern.compile(
             "private static class (\\w+) \\{\\s*public static final FunctionDescriptor DESC = FunctionDescriptor\\.(of|ofVoid)\\((.*?)\\);",
