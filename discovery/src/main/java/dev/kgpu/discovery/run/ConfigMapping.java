@@ -1,5 +1,6 @@
 package dev.kgpu.discovery.run;
 
+import dev.kgpu.agent.Backoff;
 import dev.kgpu.config.FeatureDiscoveryConfig;
 import dev.kgpu.config.v1.ReplicatedResource;
 import dev.kgpu.config.v1.ReplicatedResources;

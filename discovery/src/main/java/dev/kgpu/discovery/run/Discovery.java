@@ -1,5 +1,6 @@
 package dev.kgpu.discovery.run;
 
+import dev.kgpu.agent.HangupSignal;
 import dev.kgpu.config.ConfigLoader;
 import dev.kgpu.config.FeatureDiscoveryConfig;
 import dev.kgpu.config.Reload;
@@ -10,7 +11,6 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
-import sun.misc.Signal;
 
 import java.time.Duration;
 import java.time.InstantSource;
@@ -49,7 +49,7 @@ public class Discovery {
             }
             case Reload.Rejected<FeatureDiscoveryConfig> rejected -> throw new IllegalArgumentException(rejected.message());
         }, clock);
-        Signal.handle(new Signal("HUP"), signal -> supervisor.relabel());
+        HangupSignal.relayTo(supervisor::relabel);
         supervisor.start(ConfigMapping.settings(config, environment));
     }
 

@@ -1,5 +1,6 @@
 package dev.kgpu.discovery.run;
 
+import dev.kgpu.agent.Backoff;
 import dev.kgpu.discovery.labels.LabelSettings;
 import dev.kgpu.discovery.publish.LabelSink;
 

@@ -1,5 +1,6 @@
 package dev.kgpu.discovery.run;
 
+import dev.kgpu.agent.Backoff;
 import dev.kgpu.discovery.labels.Labels;
 import dev.kgpu.discovery.publish.ScriptedSink;
 import dev.kgpu.nvml.NvmlException;

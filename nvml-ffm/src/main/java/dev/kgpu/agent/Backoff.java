@@ -1,11 +1,20 @@
-package dev.kgpu.discovery.run;
+package dev.kgpu.agent;
 
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Exponential backoff: the first retry after {@code initial}, each later one twice as long, never longer
- * than {@code max}. Not thread-safe: the supervisor thread owns it.
+ * Exponential backoff between retries: the first wait is {@link Policy#initial()}, each later one twice as
+ * long, never longer than {@link Policy#max()}; {@link #reset()} after a success starts again from the
+ * initial wait.
+ *
+ * <pre>{@code
+ * Backoff retry = new Backoff(Backoff.Policy.DEFAULT);   // 1 s, 2 s, 4 s ... 2 min
+ * Duration wait = retry.next();                          // after a failure
+ * retry.reset();                                         // after a success
+ * }</pre>
+ *
+ * <p>Not thread-safe: the agent's supervisor thread owns it.
  */
 public final class Backoff {
 
@@ -17,7 +26,7 @@ public final class Backoff {
         this.next = policy.initial();
     }
 
-    /** How long to wait before the next try; doubles the wait after it. */
+    /** How long to wait before the next try; doubles the wait after it, up to the maximum. */
     public Duration next() {
         Duration current = next;
         Duration doubled = next.multipliedBy(2);
@@ -30,7 +39,12 @@ public final class Backoff {
         next = policy.initial();
     }
 
-    /** @param initial the first wait, positive; @param max the longest wait, at least {@code initial} */
+    /**
+     * The waits of a backoff.
+     *
+     * @param initial the first wait, positive
+     * @param max     the longest wait, at least {@code initial}
+     */
     public record Policy(Duration initial, Duration max) {
 
         /** 1 s doubling up to 2 min. */
@@ -40,10 +54,11 @@ public final class Backoff {
             Objects.requireNonNull(initial, "initial");
             Objects.requireNonNull(max, "max");
             if (initial.isNegative() || initial.isZero()) {
-                throw new IllegalArgumentException("retry initial was '" + initial + "' but it must be positive");
+                throw new IllegalArgumentException("backoff initial was '" + initial + "' but it must be positive");
             }
             if (max.compareTo(initial) < 0) {
-                throw new IllegalArgumentException("retry max was '" + max + "' but it must be at least the initial " + initial);
+                throw new IllegalArgumentException("backoff max was '" + max + "' but it must be at least the initial "
+                        + initial);
             }
         }
     }
