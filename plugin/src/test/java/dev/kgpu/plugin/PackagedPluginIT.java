@@ -2,6 +2,7 @@ package dev.kgpu.plugin;
 
 import dev.kgpu.nvml.testing.MockNvml;
 import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
 import dev.kgpu.plugin.testing.kubelet.PodAdmission;
 import dev.kgpu.plugin.testing.kubelet.PodAllocation;
@@ -92,6 +93,8 @@ class PackagedPluginIT {
         assertThat(Kubelet.kubelet.registrations()).filteredOn(RegistrationEvent::accepted)
                 .extracting(RegistrationEvent::resourceName, RegistrationEvent::endpoint)
                 .contains(org.assertj.core.groups.Tuple.tuple(GPU, "nvidia-gpu.sock"));
+        // the kubelet has the device list before the plugin has heard the answer to its Register call
+        Await.until(() -> given().get("/q/health/ready").statusCode() == 200, WAIT, "readiness");
         given().get("/q/health/ready").then().statusCode(200).body(containsString("\"UP\""));
         given().get("/q/health/live").then().statusCode(200).body(containsString("\"UP\""));
     }
@@ -127,6 +130,8 @@ class PackagedPluginIT {
     @Test
     @Order(4)
     void countsWhatItDid() {
+        Await.until(() -> given().get("/q/metrics").asString().contains("kgpu_plugin_health_transitions_total{health=\"Healthy\"}"),
+                WAIT, "the recovery counted");
         given().get("/q/metrics").then().statusCode(200)
                 .body(containsString("kgpu_plugin_registrations_total"))
                 .body(containsString("kgpu_plugin_allocations_total"))

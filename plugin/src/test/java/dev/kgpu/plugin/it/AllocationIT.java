@@ -141,13 +141,13 @@ class AllocationIT {
     void migMixedAdvertisesAResourcePerProfile() {
         try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).profile("mig-mixed")
                 .env("MIG_STRATEGY", "mixed").env("DEVICE_ID_STRATEGY", "index").start()) {
-            ResourceState small = plugin.await("nvidia.com/mig-1g.10gb", r -> r.allocatable() == 9);
-            assertThat(small.endpoint()).isEqualTo("nvidia-mig-1g.10gb.sock");
-            Await.until(() -> plugin.supervisor.status().ready(), "every MIG resource registered");
-            assertThat(plugin.kubelet.capacity()).containsOnly(
-                    Map.entry("nvidia.com/mig-1g.10gb", 9L), Map.entry("nvidia.com/mig-1g.10gb.me", 1L),
-                    Map.entry("nvidia.com/mig-1g.20gb", 1L), Map.entry("nvidia.com/mig-2g.20gb", 2L),
-                    Map.entry("nvidia.com/mig-3g.40gb", 2L), Map.entry("nvidia.com/mig-4g.40gb", 1L));
+            plugin.awaitCapacity(Map.of(
+                    "nvidia.com/mig-1g.10gb", 9L, "nvidia.com/mig-1g.10gb.me", 1L,
+                    "nvidia.com/mig-1g.20gb", 1L, "nvidia.com/mig-2g.20gb", 2L,
+                    "nvidia.com/mig-3g.40gb", 2L, "nvidia.com/mig-4g.40gb", 1L));
+            assertThat(plugin.kubelet.resource("nvidia.com/mig-1g.10gb").orElseThrow().endpoint())
+                    .isEqualTo("nvidia-mig-1g.10gb.sock");
+            assertThat(plugin.kubelet.allocatable()).isEqualTo(plugin.kubelet.capacity());
 
             PodAllocation allocation = admit(plugin, "nvidia.com/mig-4g.40gb", 1);
             assertThat(allocation.container().envs()).containsEntry("NVIDIA_VISIBLE_DEVICES", "2:0");

@@ -111,8 +111,10 @@ class HealthIT {
     @Test
     void migXidsHitTheirInstanceAndWholeGpuXidsHitEveryInstance() {
         try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).profile("mig-mixed").env("MIG_STRATEGY", "mixed").start()) {
-            plugin.await("nvidia.com/mig-1g.10gb", r -> r.allocatable() == 9);
-            Await.until(() -> plugin.supervisor.status().ready(), "every MIG resource registered");
+            plugin.awaitCapacity(Map.of(
+                    "nvidia.com/mig-1g.10gb", 9L, "nvidia.com/mig-1g.10gb.me", 1L,
+                    "nvidia.com/mig-1g.20gb", 1L, "nvidia.com/mig-2g.20gb", 2L,
+                    "nvidia.com/mig-3g.40gb", 2L, "nvidia.com/mig-4g.40gb", 1L));
 
             String one = migUuid(plugin, 0, 3);
             plugin.mock.injectXid(one, 94);
@@ -123,7 +125,8 @@ class HealthIT {
             plugin.await("nvidia.com/mig-1g.10gb", r -> r.allocatable() == 6);
             plugin.await("nvidia.com/mig-3g.40gb", r -> r.allocatable() == 1);
             plugin.await("nvidia.com/mig-2g.20gb", r -> r.allocatable() == 1);
-            assertThat(plugin.kubelet.resource("nvidia.com/mig-4g.40gb").orElseThrow().allocatable()).isEqualTo(1);
+            assertThat(plugin.kubelet.resource("nvidia.com/mig-4g.40gb").orElseThrow().allocatable())
+                    .as("GPU 2's MIG device is not hit").isEqualTo(1);
 
             plugin.clock.advance(HealthPolicy.DEFAULT_QUIET_PERIOD);
             plugin.supervisor.checkHealthNow();
@@ -135,6 +138,7 @@ class HealthIT {
     void nvmlLostAtRunTimeMarksEverythingUnhealthyUntilItAnswersAgain() {
         try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).profile("dgx-a100").start()) {
             plugin.await(GPU, r -> r.allocatable() == 8);
+            Await.until(() -> plugin.supervisor.status().ready(), "registered");
 
             plugin.mock.failNext("nvmlDeviceGetMemoryInfo_v2", NvmlReturnCode.ERROR_GPU_IS_LOST, -1);
             plugin.mock.failNext("nvmlEventSetWait_v2", NvmlReturnCode.ERROR_DRIVER_NOT_LOADED, -1);

@@ -2,6 +2,7 @@ package dev.kgpu.plugin.it;
 
 import dev.kgpu.nvml.testing.MockProfile;
 import dev.kgpu.plugin.health.HealthPolicy;
+import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.plugin.testing.kubelet.DeviceState;
 import dev.kgpu.plugin.testing.kubelet.PodAdmission;
@@ -36,6 +37,7 @@ class ProfilesIT {
             int gpus = plugin.gpuCount();
 
             ResourceState state = plugin.await(GPU, r -> r.allocatable() == gpus);
+            Await.until(() -> plugin.supervisor.status().ready(), "registered");
             assertThat(state.endpoint()).isEqualTo("nvidia-gpu.sock");
             assertThat(state.deviceIds()).containsExactlyElementsOf(IntStream.range(0, gpus).mapToObj(plugin::gpuUuid).toList());
             for (int i = 0; i < gpus; i++) {

@@ -110,6 +110,18 @@ public final class MockNvmlPlugin implements AutoCloseable {
         return kubelet.awaitResource(resource, condition, WAIT);
     }
 
+    /**
+     * Waits until the kubelet's capacity is exactly {@code expected}, resource by resource: every resource
+     * registered and its device list received (registration alone does not tell the kubelet the devices).
+     */
+    public void awaitCapacity(Map<String, Long> expected) {
+        try {
+            kubelet.await(() -> kubelet.capacity().equals(expected), WAIT, "capacity " + expected);
+        } catch (IllegalStateException e) {
+            throw new AssertionError(e.getMessage() + "; last capacity " + kubelet.capacity(), e);
+        }
+    }
+
     public String gpuUuid(int index) {
         return MockProfile.string(profile.gpu(index), "uuid");
     }

@@ -388,16 +388,19 @@ public final class KubeletSimulator implements AutoCloseable {
     private final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {
         @Override
         public void register(RegisterRequest request, StreamObserver<Empty> response) {
-            Optional<String> error = handleRegister(request);
+            Outcome outcome = handleRegister(request);
             RegistrationEvent event = new RegistrationEvent(request.getVersion(), request.getResourceName(),
-                    request.getEndpoint(), error, Instant.now());
+                    request.getEndpoint(), outcome.error(), Instant.now());
             synchronized (lock) {
                 registrationLog.add(event);
                 lock.notifyAll();
             }
             fire(l -> l.onRegistration(event));
-            if (error.isPresent()) {
-                response.onError(Status.UNKNOWN.withDescription(error.get()).asRuntimeException());
+            // the stream opens once the registration is on record, so whoever sees a device list can
+            // already see the registration that led to it
+            outcome.then().run();
+            if (outcome.error().isPresent()) {
+                response.onError(Status.UNKNOWN.withDescription(outcome.error().get()).asRuntimeException());
             } else {
                 response.onNext(Empty.getDefaultInstance());
                 response.onCompleted();
@@ -405,27 +408,34 @@ public final class KubeletSimulator implements AutoCloseable {
         }
     }
 
-    private Optional<String> handleRegister(RegisterRequest request) {
+    /** A Register call's answer, and what to do once it is on record (open ListAndWatch). */
+    private record Outcome(Optional<String> error, Runnable then) {
+        static Outcome rejected(String error) {
+            return new Outcome(Optional.of(error), () -> { });
+        }
+    }
+
+    private Outcome handleRegister(RegisterRequest request) {
         if (!VERSION.equals(request.getVersion())) {
-            return Optional.of("requested API version \"%s\" is not supported by kubelet. Supported version is \"%s\""
+            return Outcome.rejected("requested API version \"%s\" is not supported by kubelet. Supported version is \"%s\""
                     .formatted(request.getVersion(), VERSION));
         }
         if (!ResourceNames.isExtendedResourceName(request.getResourceName())) {
-            return Optional.of("the ResourceName \"%s\" is invalid".formatted(request.getResourceName()));
+            return Outcome.rejected("the ResourceName \"%s\" is invalid".formatted(request.getResourceName()));
         }
         PluginClient client;
         DevicePluginOptions options;
         try {
             client = PluginClient.dial(transport, directory.resolve(request.getEndpoint()), dialTimeout);
         } catch (RuntimeException e) {
-            return Optional.of("failed to dial device plugin: " + e.getMessage());
+            return Outcome.rejected("failed to dial device plugin: " + e.getMessage());
         }
         try {
             options = client.blocking.withDeadlineAfter(dialTimeout.toMillis(), TimeUnit.MILLISECONDS)
                     .getDevicePluginOptions(Empty.getDefaultInstance());
         } catch (StatusRuntimeException e) {
             client.close();
-            return Optional.of("failed to get device plugin options: " + goError(e));
+            return Outcome.rejected("failed to get device plugin options: " + goError(e));
         }
         PluginClient previous;
         synchronized (lock) {
@@ -441,8 +451,8 @@ public final class KubeletSimulator implements AutoCloseable {
             previous.close();
         }
         // outlives this Register call: a child of the call's context would be cancelled when it returns
-        io.grpc.Context.ROOT.run(() -> client.listAndWatch(new DeviceListObserver(request.getResourceName(), client)));
-        return Optional.empty();
+        return new Outcome(Optional.empty(), () -> io.grpc.Context.ROOT.run(
+                () -> client.listAndWatch(new DeviceListObserver(request.getResourceName(), client))));
     }
 
     private final class DeviceListObserver implements StreamObserver<ListAndWatchResponse> {
