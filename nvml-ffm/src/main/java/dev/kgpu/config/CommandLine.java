@@ -6,10 +6,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The command line as Go's {@code flag} package (under NVIDIA's urfave/cli) reads it: {@code -name} or
- * {@code --name}, a value as {@code --name=value} or as the next argument, booleans as {@code --name} or
- * {@code --name=false} only. Unlike Go, a stray argument is an error rather than silently ignored, so
- * {@code --oneshot false} cannot quietly mean {@code --oneshot=true}.
+ * The command line as Go's {@code flag} package (under NVIDIA's urfave/cli) reads it, for every agent:
+ * {@code -name} or {@code --name} for any flag, long or short; a value as {@code --name=value} or as the
+ * next argument; a boolean as {@code --name} (true) or {@code --name=false}. A boolean flag never takes the
+ * next argument as its value, as in urfave/cli: {@code --oneshot false} is {@code --oneshot} followed by the
+ * argument {@code false}. No agent takes arguments, so unlike Go, where such an argument is silently
+ * ignored (and {@code --oneshot false} quietly means {@code --oneshot=true}), a stray argument is an error.
+ * {@code -h} and {@code --help} ask for the usage text.
  *
  * @param values   every occurrence of each setting's flags, in order
  * @param failures what could not be read
@@ -48,10 +51,11 @@ record CommandLine(Map<Setting<?>, List<Occurrence>> values, List<ValidationFail
                 failures.add(stray(arg, binary));
                 continue;
             }
-            String body = arg.startsWith("--") ? arg.substring(2) : arg.substring(1);
+            String dashes = arg.startsWith("--") ? "--" : "-";
+            String body = arg.substring(dashes.length());
             int equals = body.indexOf('=');
             String name = equals < 0 ? body : body.substring(0, equals);
-            String written = "--" + name;
+            String written = dashes + name;
             if (name.isEmpty() || name.startsWith("-")) {
                 failures.add(new ValidationFailure(arg, arg, "is not valid flag syntax; write --name=value"));
                 continue;

@@ -10,32 +10,60 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Loads one agent's configuration from its command line, its environment and its config file, with
- * NVIDIA's precedence (flag, then environment variable, then file, then default), and loads it again on
- * SIGHUP. The command line and the environment are fixed at construction; {@link #reload()} re-reads the
- * file. Obtain one from {@link DevicePluginConfig#loader} or {@link FeatureDiscoveryConfig#loader}.
+ * Loads one agent's settings from its command line, its environment and, when the agent has one, its
+ * config file, with NVIDIA's precedence (flag, then environment variable, then file, then default), and
+ * loads them again on SIGHUP. Every agent reads its settings through one of these, so flags, variables,
+ * {@code --help} and the wording of failures ({@code <property> was '<value>' but it <reason>}) are the
+ * same everywhere. The command line and the environment are fixed at construction; {@link #reload()}
+ * re-reads the file.
+ *
+ * <pre>{@code
+ * ConfigLoader<ExporterSettings> loader = new ConfigLoader<>(ExporterSettings.AGENT, args, System::getenv);
+ * ExporterSettings settings = loader.load();   // ConfigException: print it, exit with its exitCode()
+ * }</pre>
  *
  * <p>Thread-safe: each call works on its own state.
  *
- * @param <T> {@link DevicePluginConfig} or {@link FeatureDiscoveryConfig}
+ * @param <T> the agent's validated settings record
  */
 public final class ConfigLoader<T> {
 
     /**
-     * What differs between the two agents.
+     * One agent's settings and how they become its record.
      *
-     * @param name       for messages and usage: {@code the device plugin}
-     * @param settings   every flag-bearing setting, in usage order, the config-file setting among them
-     * @param configFile the config-file setting, resolved before the file is read
-     * @param builder    builds the agent's record from the resolved settings; may throw
-     *                   {@link InvalidConfigException} with config-file property paths, which the loader
-     *                   re-attributes to the flag or variable that set them
+     * @param name       the binary, for messages and usage: {@code kgpu-exporter}, {@code the device plugin}
+     * @param settings   every setting, in usage order, the config-file setting among them when there is one
+     * @param configFile the config-file setting, resolved before the file is read; empty when the agent
+     *                   reads no config file
+     * @param builder    builds the agent's record from the resolved settings; reports what it finds wrong
+     *                   through {@link Resolved#fail}, or throws {@link InvalidConfigException} with
+     *                   config-file property paths, which the loader re-attributes to the flag or variable
+     *                   that set them
      */
-    record Agent<T>(String name, List<Setting<?>> settings, Setting<String> configFile, Function<Resolved, T> builder) {
+    public record Agent<T>(String name, List<Setting<?>> settings, Optional<Setting<String>> configFile,
+                           Function<Resolved, T> builder) {
+
+        public Agent {
+            Objects.requireNonNull(name, "name");
+            settings = List.copyOf(settings);
+            Objects.requireNonNull(configFile, "configFile");
+            Objects.requireNonNull(builder, "builder");
+            if (configFile.isPresent() && !settings.contains(configFile.get())) {
+                throw new IllegalArgumentException("configFile was '" + configFile.get().name()
+                        + "' but it must be one of the settings");
+            }
+        }
+
+        /** An agent without a config file. */
+        public Agent(String name, List<Setting<?>> settings, Function<Resolved, T> builder) {
+            this(name, settings, Optional.empty(), builder);
+        }
+
         T build(Resolved resolved) {
             return builder.apply(resolved);
         }
@@ -45,10 +73,15 @@ public final class ConfigLoader<T> {
     private final List<String> args;
     private final Function<String, String> environment;
 
-    ConfigLoader(Agent<T> agent, String[] args, Function<String, String> environment) {
-        this.agent = agent;
+    /**
+     * @param args        the command line, without the program name
+     * @param environment reads one environment variable, null when unset ({@code System::getenv} in
+     *                    production), so tests never touch the real environment
+     */
+    public ConfigLoader(Agent<T> agent, String[] args, Function<String, String> environment) {
+        this.agent = Objects.requireNonNull(agent, "agent");
         this.args = List.of(args);
-        this.environment = environment;
+        this.environment = Objects.requireNonNull(environment, "environment");
     }
 
     /**
@@ -66,19 +99,24 @@ public final class ConfigLoader<T> {
         ConfigSource env = new ConfigSource.Environment(environment);
         PrioritizedSources early = new PrioritizedSources(List.of(flags, env));
         early.failAll(commandLine.failures());
-        String configPath = early.resolve(agent.configFile());
+        String configPath = agent.configFile().map(early::resolve).orElse("");
         ConfigFile file = ConfigFile.none();
         Optional<Path> configFile = Optional.empty();
         if (!configPath.isEmpty()) {
             configFile = Optional.of(Path.of(configPath));
             try {
-                file = ConfigFile.read(configFile.get(), originOf(commandLine, agent.configFile()));
+                file = ConfigFile.read(configFile.get(), originOf(commandLine, agent.configFile().orElseThrow()));
             } catch (InvalidConfigException e) {
                 early.failAll(e.failures());
             }
         }
         PrioritizedSources sources = new PrioritizedSources(List.of(flags, env, new ConfigSource.File(file)));
         sources.failAll(early.failures());
+        for (Setting<?> setting : agent.settings()) {
+            if (agent.configFile().filter(setting::equals).isEmpty()) {
+                sources.resolve(setting); // so that failures come in the order of the settings
+            }
+        }
         Resolved resolved = new Resolved(sources, file, configFile);
         T result = null;
         try {
@@ -120,7 +158,7 @@ public final class ConfigLoader<T> {
         if (setting.flags().isEmpty()) {
             out.append(String.join(", ", setting.envs()));
         } else {
-            List<String> names = setting.flags().stream().map(f -> "--" + f).toList();
+            List<String> names = setting.flags().stream().map(Setting::dashed).toList();
             out.append(String.join(", ", names));
             if (!setting.isBoolean()) {
                 out.append("=<").append(setting.type().describe()).append('>');
@@ -144,8 +182,11 @@ public final class ConfigLoader<T> {
         return setting.envs().isEmpty() ? setting.name() : String.join("/", setting.envs());
     }
 
-    /** The resolved settings of one load, handed to {@link Agent#build}. */
-    static final class Resolved {
+    /**
+     * The resolved settings of one load, handed to the agent's builder: each setting's value, who set it,
+     * and a place to report what the builder finds wrong. Not thread-safe; one per load.
+     */
+    public static final class Resolved {
         private final PrioritizedSources sources;
         private final ConfigFile file;
         private final Optional<Path> configFile;
@@ -158,20 +199,43 @@ public final class ConfigLoader<T> {
             this.warnings = new ArrayList<>(file.warnings());
         }
 
-        <V> V get(Setting<V> setting) {
+        /** The setting's value: from the first source that sets it, else its default; the default when it was bad. */
+        public <V> V get(Setting<V> setting) {
             return sources.resolve(setting);
         }
 
-        Optional<Path> configFile() {
-            return configFile;
+        /** Whether a flag, a variable or the file set the setting (after {@link #get}). */
+        public boolean isSet(Setting<?> setting) {
+            return sources.origin(setting).isPresent();
+        }
+
+        /**
+         * How the user named the setting, for a message about its value (after {@link #get}): the flag as
+         * written ({@code -c}), the variable ({@code DCGM_EXPORTER_INTERVAL}) or the file path that set it;
+         * when nothing did, its first variable, else its name.
+         */
+        public String property(Setting<?> setting) {
+            return sources.origin(setting)
+                    .orElse(setting.envs().isEmpty() ? setting.name() : setting.envs().getFirst());
+        }
+
+        /** Records what is wrong with a setting's value, in the property the user wrote. */
+        public void fail(Setting<?> setting, String value, String reason) {
+            sources.fail(new ValidationFailure(property(setting), value, reason));
         }
 
         /** Records failures found while building, e.g. in settings read outside {@link Setting}s. */
-        void fail(List<ValidationFailure> failures) {
+        public void fail(List<ValidationFailure> failures) {
             sources.failAll(failures);
         }
 
-        List<ConfigWarning> warnings() {
+        /** The config file read, if any. */
+        public Optional<Path> configFile() {
+            return configFile;
+        }
+
+        /** What the config file held that was accepted but most likely not meant. */
+        public List<ConfigWarning> warnings() {
             return warnings;
         }
 

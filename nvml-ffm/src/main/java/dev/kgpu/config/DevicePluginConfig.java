@@ -54,14 +54,14 @@ public record DevicePluginConfig(
 
     static final String NAME = "the device plugin";
 
-    static final Setting<String> CONFIG_FILE = Setting.flagOnly(List.of("config-file"), List.of("CONFIG_FILE"),
+    static final Setting<String> CONFIG_FILE = Setting.of(List.of("config-file"), List.of("CONFIG_FILE"),
             ValueType.string(), "", "the config file (NVIDIA's config v1), as an alternative to flags and environment");
-    static final Setting<String> KUBELET_SOCKET = Setting.flagOnly(List.of("kubelet-socket"), List.of("KUBELET_SOCKET"),
+    static final Setting<String> KUBELET_SOCKET = Setting.of(List.of("kubelet-socket"), List.of("KUBELET_SOCKET"),
             ValueType.string(), DEFAULT_KUBELET_SOCKET.toString(),
             "the kubelet's registration socket; empty means do not register");
-    static final Setting<List<String>> CDI_FEATURE_FLAGS = Setting.flagOnly(List.of("cdi-feature-flags"),
+    static final Setting<List<String>> CDI_FEATURE_FLAGS = Setting.of(List.of("cdi-feature-flags"),
             List.of("CDI_FEATURE_FLAGS"), ValueType.stringList(), List.of(), "feature flags for CDI spec generation");
-    static final Setting<List<String>> CDI_DISABLE_HOOKS = Setting.flagOnly(List.of("cdi-disable-hooks"),
+    static final Setting<List<String>> CDI_DISABLE_HOOKS = Setting.of(List.of("cdi-disable-hooks"),
             List.of("CDI_DISABLE_HOOKS"), ValueType.stringList(), List.of(),
             "OCI hooks to leave out of generated CDI specs; 'all' leaves out every hook");
 
@@ -152,7 +152,7 @@ public record DevicePluginConfig(
 
     /** A loader that can also {@link ConfigLoader#reload() reload} on SIGHUP. */
     public static ConfigLoader<DevicePluginConfig> loader(String[] args, Function<String, String> environment) {
-        return new ConfigLoader<>(new ConfigLoader.Agent<>(NAME, SETTINGS, CONFIG_FILE, resolved -> {
+        return new ConfigLoader<>(new ConfigLoader.Agent<>(NAME, SETTINGS, Optional.of(CONFIG_FILE), resolved -> {
             String socket = resolved.get(KUBELET_SOCKET);
             List<String> featureFlags = resolved.get(CDI_FEATURE_FLAGS);
             List<String> disableHooks = resolved.get(CDI_DISABLE_HOOKS);

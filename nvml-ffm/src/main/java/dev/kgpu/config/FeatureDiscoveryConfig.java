@@ -52,23 +52,23 @@ public record FeatureDiscoveryConfig(
 
     static final String NAME = "feature discovery";
 
-    static final Setting<String> CONFIG_FILE = Setting.flagOnly(List.of("config-file"),
+    static final Setting<String> CONFIG_FILE = Setting.of(List.of("config-file"),
             List.of("GFD_CONFIG_FILE", "CONFIG_FILE"), ValueType.string(), "",
             "the config file (NVIDIA's config v1), as an alternative to flags and environment");
-    static final Setting<LabelSink> LABEL_SINK = Setting.flagOnly(List.of("label-sink"), List.of("KGPU_LABEL_SINK"),
+    static final Setting<LabelSink> LABEL_SINK = Setting.of(List.of("label-sink"), List.of("KGPU_LABEL_SINK"),
             ValueType.oneOf(LabelSink.class), LabelSink.AUTO,
             "kgpu: where labels go: node, nodefeature, file, or auto (nodefeature when NFD's CRD is served, else node)");
-    static final Setting<String> NODE_NAME = Setting.flagOnly(List.of("node-name"), List.of("NODE_NAME"),
+    static final Setting<String> NODE_NAME = Setting.of(List.of("node-name"), List.of("NODE_NAME"),
             ValueType.kubernetesName(), "", "this node's name (from the pod's spec.nodeName)");
-    static final Setting<String> NAMESPACE = Setting.flagOnly(List.of("namespace"), List.of("NAMESPACE"),
+    static final Setting<String> NAMESPACE = Setting.of(List.of("namespace"), List.of("NAMESPACE"),
             ValueType.kubernetesName(), "default", "the namespace of the NodeFeature object");
-    static final Setting<String> POD_NAME = Setting.flagOnly(List.of("pod-name"), List.of("POD_NAME"),
+    static final Setting<String> POD_NAME = Setting.of(List.of("pod-name"), List.of("POD_NAME"),
             ValueType.kubernetesName(), "", "this pod's name, for owner references on the NodeFeature object");
-    static final Setting<String> KUBECONFIG = Setting.flagOnly(List.of("kubeconfig"), List.of("KUBECONFIG"),
+    static final Setting<String> KUBECONFIG = Setting.of(List.of("kubeconfig"), List.of("KUBECONFIG"),
             ValueType.string(), "", "a kubeconfig file, when running outside the cluster");
-    static final Setting<Double> KUBE_API_QPS = Setting.flagOnly(List.of("kube-api-qps"), List.of("KUBE_API_QPS"),
+    static final Setting<Double> KUBE_API_QPS = Setting.of(List.of("kube-api-qps"), List.of("KUBE_API_QPS"),
             ValueType.positiveNumber(), 5.0, "queries per second to the API server");
-    static final Setting<Integer> KUBE_API_BURST = Setting.flagOnly(List.of("kube-api-burst"), List.of("KUBE_API_BURST"),
+    static final Setting<Integer> KUBE_API_BURST = Setting.of(List.of("kube-api-burst"), List.of("KUBE_API_BURST"),
             ValueType.positiveInt(), 10, "burst of queries to the API server");
 
     /** NVIDIA's GFD flags and variables, in its order, then kgpu's. */
@@ -149,7 +149,7 @@ public record FeatureDiscoveryConfig(
 
     /** A loader that can also {@link ConfigLoader#reload() reload} on SIGHUP. */
     public static ConfigLoader<FeatureDiscoveryConfig> loader(String[] args, Function<String, String> environment) {
-        return new ConfigLoader<>(new ConfigLoader.Agent<>(NAME, SETTINGS, CONFIG_FILE, resolved -> {
+        return new ConfigLoader<>(new ConfigLoader.Agent<>(NAME, SETTINGS, Optional.of(CONFIG_FILE), resolved -> {
             Config config = resolved.config(SETTINGS);
             LabelSink sink = resolved.get(LABEL_SINK);
             if (sink == LabelSink.AUTO && !config.flags().useNodeFeatureAPI()) {

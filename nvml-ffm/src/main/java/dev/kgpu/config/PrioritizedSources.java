@@ -20,12 +20,24 @@ final class PrioritizedSources {
     private final List<ValidationFailure> failures = new ArrayList<>();
     private final Map<String, String> origins = new HashMap<>();
     private final Set<String> failed = new HashSet<>();
+    private final Map<Setting<?>, Object> resolved = new HashMap<>();
 
     PrioritizedSources(List<ConfigSource> sources) {
         this.sources = List.copyOf(sources);
     }
 
+    /** The setting's value; resolved once, so a bad value is reported once however often it is asked for. */
+    @SuppressWarnings("unchecked")
     <T> T resolve(Setting<T> setting) {
+        if (resolved.containsKey(setting)) {
+            return (T) resolved.get(setting);
+        }
+        T value = lookup(setting);
+        resolved.put(setting, value);
+        return value;
+    }
+
+    private <T> T lookup(Setting<T> setting) {
         for (ConfigSource source : sources) {
             Optional<ConfigSource.Found<T>> found;
             try {
@@ -41,6 +53,11 @@ final class PrioritizedSources {
             }
         }
         return setting.defaultValue();
+    }
+
+    /** The property that set the setting ({@code --mig-strategy}, {@code MIG_STRATEGY}), once resolved. */
+    Optional<String> origin(Setting<?> setting) {
+        return Optional.ofNullable(origins.get(setting.name()));
     }
 
     void fail(ValidationFailure failure) {

@@ -1,9 +1,5 @@
 package dev.kgpu.config;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
@@ -28,21 +24,8 @@ class ConfigurationDocsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("agents")
-    void tableNamesEveryFlagAndVariable(Agent agent) throws IOException {
+    void tableNamesEveryFlagAndVariable(Agent agent) {
         // Surefire runs in the module folder; the docs live at the repository root.
-        String docs = Files.readString(Path.of("..", "docs", "configuration.md"));
-        int start = docs.indexOf(agent.heading());
-        assertThat(start).as("section %s", agent.heading()).isNotNegative();
-        int end = docs.indexOf("\n## ", start + 1);
-        String section = docs.substring(start, end < 0 ? docs.length() : end);
-        for (Setting<?> setting : agent.settings()) {
-            for (String flag : setting.flags()) {
-                assertThat(section).contains("`" + (flag.length() == 1 ? "-" : "--") + flag + "`");
-            }
-            for (String env : setting.envs()) {
-                assertThat(section).contains("`" + env + "`");
-            }
-            setting.field().ifPresent(field -> assertThat(section).contains("`" + field.path() + "`"));
-        }
+        SettingsTable.assertDocumented(Path.of("..", "docs", "configuration.md"), agent.heading(), agent.settings());
     }
 }

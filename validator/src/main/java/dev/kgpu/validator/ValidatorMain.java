@@ -1,8 +1,7 @@
 package dev.kgpu.validator;
 
+import dev.kgpu.config.ConfigException;
 import dev.kgpu.validator.config.Mode;
-import dev.kgpu.validator.config.SettingsException;
-import dev.kgpu.validator.config.SettingsReader;
 import dev.kgpu.validator.config.ValidatorSettings;
 import dev.kgpu.validator.core.ValidationPass;
 import dev.kgpu.validator.core.Verdict;
@@ -15,14 +14,14 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.io.PrintStream;
 import java.util.List;
-import java.util.function.Function;
 
 /**
  * The validator's one entry point. Reads the settings; in one-shot mode validates once, prints one verdict
  * line per component and exits 0 only when all passed (an init container); in daemon mode re-validates on
  * an interval until SIGTERM, then removes its {@code *-ready} files.
  *
- * <p>Exit codes: 0 all passed, 1 a component failed, 2 the settings are wrong. Only this class decides.
+ * <p>Exit codes: 0 all passed (or {@code --help}), 1 a component failed or a setting is wrong (one line on
+ * stderr naming each bad setting, as every kgpu agent prints it). Only this class decides.
  */
 @QuarkusMain
 public class ValidatorMain implements QuarkusApplication {
@@ -37,14 +36,12 @@ public class ValidatorMain implements QuarkusApplication {
 
     @Override
     public int run(String... args) throws Exception {
-        Function<String, String> environment = ValidatorMain::setting;
         PrintStream out = System.out;
         ValidatorSettings settings;
         try {
-            settings = SettingsReader.read(environment, List.of(args));
-        } catch (SettingsException e) {
-            e.problems().forEach(problem -> System.err.println("kgpu-validator: " + problem));
-            return 2;
+            settings = ValidatorSettings.load(args, ValidatorMain::setting);
+        } catch (ConfigException e) {
+            return e.report(ValidatorSettings.NAME);
         }
         LOG.log(System.Logger.Level.INFO, "Running with config: {0}",
                 new ObjectMapper().writeValueAsString(settings.describe()));
@@ -57,7 +54,7 @@ public class ValidatorMain implements QuarkusApplication {
                 return 1;
             }
         }
-        ValidationPass pass = wiring.pass(settings, environment);
+        ValidationPass pass = wiring.pass(settings);
         if (settings.mode() == Mode.ONESHOT) {
             List<Verdict> verdicts = pass.run(ValidationPass.FilePolicy.REMOVE_FIRST);
             state.record(verdicts);

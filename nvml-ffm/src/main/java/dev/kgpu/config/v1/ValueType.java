@@ -1,11 +1,15 @@
 package dev.kgpu.config.v1;
 
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -416,6 +420,99 @@ public abstract class ValueType<T> {
             @Override
             public String format(Double value) {
                 return value.toString();
+            }
+        };
+    }
+
+    /**
+     * A whole number from {@code min} to {@code max} (Go's integer syntax), such as a number of tries.
+     *
+     * @param unit what it counts, for the reason: "must be a whole number of seconds from 1 to 300"; empty
+     *             for none
+     */
+    public static ValueType<Integer> wholeNumber(int min, int max, String unit) {
+        String reason = max == Integer.MAX_VALUE && min == 1
+                ? "must be a positive whole number" + (unit.isEmpty() ? "" : " of " + unit)
+                : "must be a whole number" + (unit.isEmpty() ? "" : " of " + unit) + " from " + min + " to " + max;
+        return new StringType<Integer>("int") {
+            @Override
+            Integer check(String text) {
+                return YamlNode.Scalar.goInteger(text).filter(v -> v.bitLength() < 32).map(v -> v.intValue())
+                        .filter(v -> v >= min && v <= max)
+                        .orElseThrow(() -> new IllegalArgumentException(reason));
+            }
+
+            @Override
+            public String format(Integer value) {
+                return value.toString();
+            }
+        };
+    }
+
+    /**
+     * A positive duration written as a whole number of {@code unit}s, as dcgm-exporter's and the GPU
+     * operator's flags take them ({@code DCGM_EXPORTER_INTERVAL=30000} milliseconds), at most {@code max}.
+     */
+    public static ValueType<Duration> duration(ChronoUnit unit, int min, int max) {
+        ValueType<Integer> amount = wholeNumber(min, max, unit.toString().toLowerCase(Locale.ROOT));
+        return new StringType<Duration>(amount.describe()) {
+            @Override
+            Duration check(String text) {
+                return Duration.of(amount.fromText(text), unit);
+            }
+
+            @Override
+            public String format(Duration value) {
+                return Long.toString(value.toNanos() / unit.getDuration().toNanos());
+            }
+        };
+    }
+
+    /**
+     * A value of an agent's own kind, read by {@code parse}, which throws {@link IllegalArgumentException}
+     * with the reason ("must be [host]:port"), and printed by {@code format}.
+     *
+     * @param description what a value looks like, for usage text: {@code [host]:port}
+     */
+    public static <T> ValueType<T> of(String description, Function<String, T> parse,
+                                      Function<T, String> format) {
+        return new StringType<T>(description) {
+            @Override
+            T check(String text) {
+                return parse.apply(text);
+            }
+
+            @Override
+            public String format(T value) {
+                return format.apply(value);
+            }
+        };
+    }
+
+    /**
+     * {@code type}, or nothing: an empty or blank text is {@link Optional#empty()}, anything else must be a
+     * {@code type}. For settings whose absence means something ({@code KGPU_CDI_SPEC_DIR}: no check).
+     */
+    public static <T> ValueType<Optional<T>> optional(ValueType<T> type) {
+        return new ValueType<>() {
+            @Override
+            public String describe() {
+                return type.describe();
+            }
+
+            @Override
+            public Optional<T> fromText(String text) {
+                return text.isBlank() ? Optional.empty() : Optional.of(type.fromText(text));
+            }
+
+            @Override
+            Optional<T> fromYaml(YamlNode node) {
+                return Optional.of(type.fromYaml(node));
+            }
+
+            @Override
+            public String format(Optional<T> value) {
+                return value.map(type::format).orElse("");
             }
         };
     }

@@ -12,7 +12,7 @@ import dev.kgpu.validator.core.CudaValidator;
 import dev.kgpu.validator.core.DriverRoots;
 import dev.kgpu.validator.core.DriverValidator;
 import dev.kgpu.validator.core.Evidence;
-import dev.kgpu.validator.core.MigStrategy;
+import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.validator.core.PluginValidator;
 import dev.kgpu.validator.core.SamplePod;
 import dev.kgpu.validator.core.SamplePodRunner;

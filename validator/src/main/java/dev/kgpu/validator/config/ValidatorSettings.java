@@ -1,21 +1,41 @@
 package dev.kgpu.validator.config;
 
+import dev.kgpu.config.ConfigLoader;
+import dev.kgpu.config.InvalidConfigException;
+import dev.kgpu.config.NvmlSettings;
+import dev.kgpu.config.Setting;
+import dev.kgpu.config.UsageRequestedException;
+import dev.kgpu.config.ValidationFailure;
+import dev.kgpu.config.v1.MigStrategy;
+import dev.kgpu.config.v1.ValueType;
+import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.validator.core.Component;
 import dev.kgpu.validator.core.DriverRoots;
-import dev.kgpu.validator.core.MigStrategy;
 import dev.kgpu.validator.core.SamplePod;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
- * Everything the validator was told, validated. Built by {@link SettingsReader} from flags and environment
- * (NVIDIA's names and defaults); every component is present and checked.
+ * Everything the validator was told, validated: NVIDIA's flags, variables and defaults (gpu-operator
+ * {@code cmd/nvidia-validator/main.go}) plus kgpu's {@code KGPU_*} settings, read once through the shared
+ * {@link ConfigLoader} ({@link #load}). Every component is present and checked.
  *
- * @param components           what to validate, in order ({@code COMPONENT}; all four when unset)
+ * @param components           what to validate, in dependency order ({@code COMPONENT}; all four when unset)
+ * @param mode                 {@code KGPU_VALIDATOR_MODE}: one pass, or a daemon re-validating on an interval
  * @param nodeName             {@code NODE_NAME}; required for {@code plugin} and {@code cuda}
  * @param namespace            {@code OPERATOR_NAMESPACE} (or {@code NAMESPACE}) where sample pods run
  * @param outputDir            {@code OUTPUT_DIR}, where the {@code *-ready} files go
@@ -26,21 +46,105 @@ import java.util.Optional;
  * @param pluginWaitTries      polls of the node's GPU resources before giving up (NVIDIA: 30)
  * @param podWaitTries         polls of a sample pod before giving up (NVIDIA: 60)
  * @param revalidateInterval   daemon mode: time between passes
+ * @param migStrategy          {@code MIG_STRATEGY}: which resource the sample pods request
+ * @param roots                the driver's and device nodes' roots, on the host and in this container
+ * @param nvml                 where NVML is loaded from: {@code KGPU_NVML_LIBRARY}, else under
+ *                             {@code DRIVER_ROOT_CTR_PATH}
  * @param cdiSpecDir           when present, {@code toolkit} requires a CDI spec naming every GPU there
  * @param simulatedDeviceNodes accept regular files as device nodes (simulated nodes only)
+ * @param samplePod            the sample pods' image, pull policy and secrets, runtime class
  * @param validatorImage       {@code VALIDATOR_IMAGE}, the validator's own image, recorded only
  */
 public record ValidatorSettings(List<Component> components, Mode mode, String nodeName, String namespace,
                                 Path outputDir, boolean withWait, boolean withWorkload, boolean cleanupAll,
                                 Duration sleepInterval, int pluginWaitTries, int podWaitTries,
                                 Duration revalidateInterval, MigStrategy migStrategy, DriverRoots roots,
-                                Optional<Path> cdiSpecDir, boolean simulatedDeviceNodes, SamplePod samplePod,
-                                Optional<String> validatorImage) {
+                                NvmlOptions nvml, Optional<Path> cdiSpecDir, boolean simulatedDeviceNodes,
+                                SamplePod samplePod, Optional<String> validatorImage) {
+
+    /** The binary, in messages. */
+    public static final String NAME = "kgpu-validator";
+    public static final String DEFAULT_OUTPUT_DIR = "/run/nvidia/validations";
+    public static final String DEFAULT_CUDA_SAMPLE_IMAGE = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0";
+
+    private static final Set<String> PULL_POLICIES = Set.of("Always", "IfNotPresent", "Never");
+
+    static final Setting<List<Component>> COMPONENT = Setting.of(List.of("component", "c"), List.of("COMPONENT"),
+            ValueType.of("driver|toolkit|plugin|cuda[,...]|all", ValidatorSettings::components,
+                    list -> list.stream().map(Component::id).collect(Collectors.joining(","))),
+            List.of(Component.values()), "what to validate: driver, toolkit, plugin, cuda, a comma-separated list, or all");
+    static final Setting<String> NODE_NAME = Setting.of(List.of("node-name", "n"), List.of("NODE_NAME"),
+            ValueType.string(), "", "this node (from the pod's spec.nodeName); required for plugin and cuda");
+    static final Setting<String> NAMESPACE = Setting.of(List.of("namespace", "ns"),
+            List.of("OPERATOR_NAMESPACE", "NAMESPACE"), ValueType.string(), "",
+            "where sample pods run; required for plugin and cuda");
+    static final Setting<String> OUTPUT_DIR = Setting.of(List.of("output-dir", "o"), List.of("OUTPUT_DIR"),
+            ValueType.absolutePath(), DEFAULT_OUTPUT_DIR, "where the *-ready files go");
+    static final Setting<Boolean> WITH_WAIT = Setting.of(List.of("with-wait", "w"), List.of("WITH_WAIT"),
+            ValueType.bool(), false, "retry driver and toolkit every interval until they pass");
+    static final Setting<Boolean> WITH_WORKLOAD = Setting.of(List.of("with-workload", "l"), List.of("WITH_WORKLOAD"),
+            ValueType.bool(), true, "plugin also runs a sample pod");
+    static final Setting<Boolean> CLEANUP_ALL = Setting.of(List.of("cleanup-all", "r"), List.of("CLEANUP_ALL"),
+            ValueType.bool(), false, "remove every *-ready file first");
+    static final Setting<Duration> SLEEP_INTERVAL = Setting.of(List.of("sleep-interval-seconds", "s"),
+            List.of("SLEEP_INTERVAL_SECONDS"), ValueType.duration(ChronoUnit.SECONDS, 1, 300), Duration.ofSeconds(5),
+            "seconds between polls and retries");
+    static final Setting<MigStrategy> MIG_STRATEGY = Setting.of(List.of("mig-strategy", "m"), List.of("MIG_STRATEGY"),
+            ValueType.oneOf(MigStrategy.class), MigStrategy.SINGLE, "which resource sample pods request: none, single, mixed");
+    static final Setting<String> DRIVER_ROOT = Setting.of(List.of("driver-root"), List.of("NVIDIA_DRIVER_ROOT"),
+            ValueType.absolutePath(), "/", "host path of the driver (/run/nvidia/driver for a driver container)");
+    static final Setting<Optional<String>> DRIVER_ROOT_CTR_PATH = Setting.of(List.of(), List.of("DRIVER_ROOT_CTR_PATH"),
+            ValueType.optional(ValueType.absolutePath()), Optional.empty(),
+            "where this container sees the driver root (/host for a host driver, else /run/nvidia/driver)");
+    static final Setting<String> DEV_ROOT = Setting.of(List.of("dev-root"), List.of("NVIDIA_DEV_ROOT"),
+            ValueType.absolutePath(), "/", "root under which dev/nvidia* are checked");
+    static final Setting<Optional<String>> DEV_ROOT_CTR_PATH = Setting.of(List.of(), List.of("DEV_ROOT_CTR_PATH"),
+            ValueType.optional(ValueType.absolutePath()), Optional.empty(), "where this container sees the dev root");
+    static final Setting<Optional<String>> VALIDATOR_IMAGE = Setting.of(List.of(), List.of("VALIDATOR_IMAGE"),
+            ValueType.optional(ValueType.string()), Optional.empty(), "NVIDIA's validator image; recorded only");
+    static final Setting<Optional<String>> PULL_POLICY = Setting.of(List.of(), List.of("VALIDATOR_IMAGE_PULL_POLICY"),
+            ValueType.optional(ValueType.of("Always|IfNotPresent|Never", policy -> {
+                if (!PULL_POLICIES.contains(policy)) {
+                    throw new IllegalArgumentException("must be Always, IfNotPresent or Never");
+                }
+                return policy;
+            }, policy -> policy)), Optional.empty(), "the sample pods' image pull policy");
+    static final Setting<List<String>> PULL_SECRETS = Setting.of(List.of(), List.of("VALIDATOR_IMAGE_PULL_SECRETS"),
+            ValueType.stringList(), List.of(), "the sample pods' image pull secrets");
+    static final Setting<Optional<String>> RUNTIME_CLASS = Setting.of(List.of(), List.of("VALIDATOR_RUNTIME_CLASS"),
+            ValueType.optional(ValueType.string()), Optional.empty(), "the sample pods' runtimeClassName");
+    static final Setting<String> CUDA_SAMPLE_IMAGE = Setting.of(List.of("cuda-sample-image"),
+            List.of("KGPU_CUDA_SAMPLE_IMAGE"), ValueType.of("image", image -> {
+                if (image.isEmpty() || image.chars().anyMatch(Character::isWhitespace)) {
+                    throw new IllegalArgumentException("must be an image reference without spaces");
+                }
+                return image;
+            }, image -> image), DEFAULT_CUDA_SAMPLE_IMAGE, "kgpu: the sample pods' image; its own command runs vectorAdd");
+    static final Setting<Optional<String>> CDI_SPEC_DIR = Setting.of(List.of("cdi-spec-dir"), List.of("KGPU_CDI_SPEC_DIR"),
+            ValueType.optional(ValueType.absolutePath()), Optional.empty(),
+            "kgpu: toolkit then requires a CDI spec naming every GPU in this folder");
+    static final Setting<Boolean> SIMULATED_DEVICE_NODES = Setting.of(List.of(), List.of("KGPU_SIMULATED_DEVICE_NODES"),
+            ValueType.bool(), false, "kgpu: accept regular files as device nodes (simulated nodes only)");
+    static final Setting<Mode> MODE = Setting.of(List.of("mode"), List.of("KGPU_VALIDATOR_MODE"),
+            ValueType.oneOf(Mode.class), Mode.ONESHOT, "kgpu: oneshot (an init container) or daemon");
+    static final Setting<Duration> REVALIDATE_INTERVAL = Setting.of(List.of(), List.of("KGPU_REVALIDATE_INTERVAL_SECONDS"),
+            ValueType.duration(ChronoUnit.SECONDS, 10, 86_400), Duration.ofSeconds(300), "kgpu: daemon mode's time between passes");
+    static final Setting<Integer> PLUGIN_WAIT_TRIES = Setting.of(List.of(), List.of("KGPU_PLUGIN_WAIT_TRIES"),
+            ValueType.wholeNumber(1, 10_000, ""), 30, "kgpu: polls of the node's GPU resources (NVIDIA: 30)");
+    static final Setting<Integer> POD_WAIT_TRIES = Setting.of(List.of(), List.of("KGPU_POD_WAIT_TRIES"),
+            ValueType.wholeNumber(1, 10_000, ""), 60, "kgpu: polls of a sample pod (NVIDIA: 60)");
+
+    /** The validator's flags and variables, in usage order. */
+    static final List<Setting<?>> SETTINGS = List.of(COMPONENT, NODE_NAME, NAMESPACE, OUTPUT_DIR, WITH_WAIT,
+            WITH_WORKLOAD, CLEANUP_ALL, SLEEP_INTERVAL, MIG_STRATEGY, DRIVER_ROOT, DRIVER_ROOT_CTR_PATH, DEV_ROOT,
+            DEV_ROOT_CTR_PATH, VALIDATOR_IMAGE, PULL_POLICY, PULL_SECRETS, RUNTIME_CLASS, NvmlSettings.LIBRARY,
+            CUDA_SAMPLE_IMAGE, CDI_SPEC_DIR, SIMULATED_DEVICE_NODES, MODE, REVALIDATE_INTERVAL, PLUGIN_WAIT_TRIES,
+            POD_WAIT_TRIES);
 
     public ValidatorSettings {
         components = List.copyOf(components);
         if (components.isEmpty()) {
-            throw new IllegalArgumentException("components was '[]' but it must name at least one component");
+            throw InvalidConfigException.of("COMPONENT", "", "must name at least one component");
         }
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(nodeName, "nodeName");
@@ -50,21 +154,88 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
         Objects.requireNonNull(revalidateInterval, "revalidateInterval");
         Objects.requireNonNull(migStrategy, "migStrategy");
         Objects.requireNonNull(roots, "roots");
+        Objects.requireNonNull(nvml, "nvml");
         Objects.requireNonNull(cdiSpecDir, "cdiSpecDir");
         Objects.requireNonNull(samplePod, "samplePod");
         Objects.requireNonNull(validatorImage, "validatorImage");
+        List<ValidationFailure> failures = new ArrayList<>();
         boolean needsCluster = components.contains(Component.PLUGIN) || components.contains(Component.CUDA);
-        if (needsCluster && (nodeName.isBlank() || namespace.isBlank())) {
-            throw new IllegalArgumentException("nodeName was '" + nodeName + "' and namespace was '" + namespace
-                    + "' but plugin and cuda need both");
+        if (needsCluster && nodeName.isEmpty()) {
+            failures.add(new ValidationFailure("NODE_NAME", "", "must name this node for the plugin and cuda components"
+                    + " (set it from the pod's spec.nodeName)"));
+        }
+        if (needsCluster && namespace.isEmpty()) {
+            failures.add(new ValidationFailure("OPERATOR_NAMESPACE", "", "must name the namespace for sample pods"
+                    + " when validating plugin or cuda (NAMESPACE is read too)"));
+        }
+        if (!failures.isEmpty()) {
+            throw new InvalidConfigException(failures);
         }
     }
 
+    /**
+     * Reads and validates every setting once: a flag wins over its variable, which wins over the default.
+     * Unlike the other agents, the validator treats a variable that is empty or blank as unset, and strips
+     * the blanks around a value, as it always has.
+     *
+     * @param args        the command line, without the program name
+     * @param environment reads one variable, null when unset
+     * @throws UsageRequestedException after {@code --help}: print the message and exit 0
+     * @throws InvalidConfigException  listing every bad setting: print the message and exit 1
+     */
+    public static ValidatorSettings load(String[] args, Function<String, String> environment) {
+        Function<String, String> set = name -> {
+            String value = environment.apply(name);
+            return value == null || value.isBlank() ? null : value.strip();
+        };
+        return new ConfigLoader<>(new ConfigLoader.Agent<>(NAME, SETTINGS, resolved -> {
+            DriverRoots roots = roots(resolved);
+            return new ValidatorSettings(resolved.get(COMPONENT), resolved.get(MODE), resolved.get(NODE_NAME),
+                    resolved.get(NAMESPACE),
+                    Path.of(resolved.get(OUTPUT_DIR)), resolved.get(WITH_WAIT), resolved.get(WITH_WORKLOAD),
+                    resolved.get(CLEANUP_ALL), resolved.get(SLEEP_INTERVAL), resolved.get(PLUGIN_WAIT_TRIES),
+                    resolved.get(POD_WAIT_TRIES), resolved.get(REVALIDATE_INTERVAL), resolved.get(MIG_STRATEGY), roots,
+                    NvmlSettings.options(resolved, Path.of(roots.driverRootCtrPath())),
+                    resolved.get(CDI_SPEC_DIR).map(Path::of), resolved.get(SIMULATED_DEVICE_NODES),
+                    new SamplePod(resolved.get(CUDA_SAMPLE_IMAGE), resolved.get(PULL_POLICY), resolved.get(PULL_SECRETS),
+                            resolved.get(RUNTIME_CLASS)),
+                    resolved.get(VALIDATOR_IMAGE));
+        }), args, set).load();
+    }
+
+    /** NVIDIA's defaults for where this container sees the driver and dev roots. */
+    private static DriverRoots roots(ConfigLoader.Resolved resolved) {
+        String driverRoot = normal(resolved.get(DRIVER_ROOT));
+        String driverRootCtr = resolved.get(DRIVER_ROOT_CTR_PATH).map(ValidatorSettings::normal)
+                .orElse(driverRoot.equals("/") ? "/host" : "/run/nvidia/driver");
+        String devRoot = normal(resolved.get(DEV_ROOT));
+        String devRootCtr = resolved.get(DEV_ROOT_CTR_PATH).map(ValidatorSettings::normal)
+                .orElse(devRoot.equals(driverRoot) ? driverRootCtr : devRoot.equals("/") ? "/host" : devRoot);
+        return new DriverRoots(driverRoot, driverRootCtr, devRoot, devRootCtr);
+    }
+
+    private static String normal(String path) {
+        return Path.of(path).normalize().toString();
+    }
+
+    /** {@code all}, or components in any order and case; always in dependency order. */
+    private static List<Component> components(String text) {
+        if (text.equalsIgnoreCase("all")) {
+            return List.of(Component.values());
+        }
+        Set<Component> chosen = EnumSet.noneOf(Component.class);
+        for (String part : text.split(",")) {
+            chosen.add(Component.byId(part).orElseThrow(() -> new IllegalArgumentException(
+                    "must be driver, toolkit, plugin, cuda, a comma-separated list of them, or all")));
+        }
+        return Arrays.stream(Component.values()).filter(chosen::contains).toList();
+    }
+
     /** The effective settings under NVIDIA's (and kgpu's) names, for the start-up log line. */
-    public java.util.Map<String, Object> describe() {
-        java.util.Map<String, Object> out = new java.util.LinkedHashMap<>();
+    public Map<String, Object> describe() {
+        Map<String, Object> out = new LinkedHashMap<>();
         out.put("COMPONENT", components.stream().map(Component::id).toList());
-        out.put("KGPU_VALIDATOR_MODE", mode.name().toLowerCase(java.util.Locale.ROOT));
+        out.put("KGPU_VALIDATOR_MODE", mode.wireName());
         out.put("NODE_NAME", nodeName);
         out.put("OPERATOR_NAMESPACE", namespace);
         out.put("OUTPUT_DIR", outputDir.toString());
@@ -75,11 +246,12 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
         out.put("KGPU_PLUGIN_WAIT_TRIES", pluginWaitTries);
         out.put("KGPU_POD_WAIT_TRIES", podWaitTries);
         out.put("KGPU_REVALIDATE_INTERVAL_SECONDS", revalidateInterval.toSeconds());
-        out.put("MIG_STRATEGY", migStrategy.id());
+        out.put("MIG_STRATEGY", migStrategy.wireName());
         out.put("NVIDIA_DRIVER_ROOT", roots.driverRoot());
         out.put("DRIVER_ROOT_CTR_PATH", roots.driverRootCtrPath());
         out.put("NVIDIA_DEV_ROOT", roots.devRoot());
         out.put("DEV_ROOT_CTR_PATH", roots.devRootCtrPath());
+        out.put("KGPU_NVML_LIBRARY", nvml.library().map(Path::toString).orElse(""));
         out.put("KGPU_CDI_SPEC_DIR", cdiSpecDir.map(Path::toString).orElse(""));
         out.put("KGPU_SIMULATED_DEVICE_NODES", simulatedDeviceNodes);
         out.put("KGPU_CUDA_SAMPLE_IMAGE", samplePod.image());

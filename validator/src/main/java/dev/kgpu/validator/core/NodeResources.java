@@ -1,5 +1,7 @@
 package dev.kgpu.validator.core;
 
+import dev.kgpu.config.v1.MigStrategy;
+
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;

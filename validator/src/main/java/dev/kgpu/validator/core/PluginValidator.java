@@ -1,5 +1,7 @@
 package dev.kgpu.validator.core;
 
+import dev.kgpu.config.v1.MigStrategy;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;

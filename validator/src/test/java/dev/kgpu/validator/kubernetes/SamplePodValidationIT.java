@@ -3,7 +3,7 @@ package dev.kgpu.validator.kubernetes;
 import dev.kgpu.validator.adapters.KubernetesCluster;
 import dev.kgpu.validator.core.CudaValidator;
 import dev.kgpu.validator.core.Layer;
-import dev.kgpu.validator.core.MigStrategy;
+import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.validator.core.PluginValidator;
 import dev.kgpu.validator.core.SamplePod;
 import dev.kgpu.validator.core.SamplePodRunner;

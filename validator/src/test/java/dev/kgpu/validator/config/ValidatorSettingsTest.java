@@ -1,7 +1,11 @@
 package dev.kgpu.validator.config;
 
 import dev.kgpu.validator.core.Component;
-import dev.kgpu.validator.core.MigStrategy;
+import dev.kgpu.config.InvalidConfigException;
+import dev.kgpu.config.UsageRequestedException;
+import dev.kgpu.config.ValidationFailure;
+import dev.kgpu.config.v1.MigStrategy;
+import dev.kgpu.nvml.NvmlOptions;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -13,10 +17,10 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class SettingsReaderTest {
+class ValidatorSettingsTest {
 
     private static ValidatorSettings read(Map<String, String> env, String... args) {
-        return SettingsReader.read(env::get, List.of(args));
+        return ValidatorSettings.load(args, env::get);
     }
 
     @Test
@@ -99,15 +103,17 @@ class SettingsReaderTest {
         assertThatThrownBy(() -> read(Map.of("COMPONENT", "driver,gpu", "SLEEP_INTERVAL_SECONDS", "0",
                 "WITH_WAIT", "maybe", "MIG_STRATEGY", "half", "OUTPUT_DIR", "relative/dir",
                 "VALIDATOR_IMAGE_PULL_POLICY", "Sometimes", "KGPU_POD_WAIT_TRIES", "many")))
-                .isInstanceOfSatisfying(SettingsException.class, e -> assertThat(e.problems()).containsExactly(
+                .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
+                        .extracting(ValidationFailure::message).containsExactly(
                         "COMPONENT was 'driver,gpu' but it must be driver, toolkit, plugin, cuda, a comma-separated"
                                 + " list of them, or all",
                         "OUTPUT_DIR was 'relative/dir' but it must be an absolute path",
-                        "WITH_WAIT was 'maybe' but it must be true or false",
+                        "WITH_WAIT was 'maybe' but it must be a boolean: 1, t, T, TRUE, true, True, 0, f, F, FALSE,"
+                                + " false or False",
                         "SLEEP_INTERVAL_SECONDS was '0' but it must be a whole number of seconds from 1 to 300",
-                        "KGPU_POD_WAIT_TRIES was 'many' but it must be a whole number from 1 to 10000",
                         "MIG_STRATEGY was 'half' but it must be one of none, single, mixed",
                         "VALIDATOR_IMAGE_PULL_POLICY was 'Sometimes' but it must be Always, IfNotPresent or Never",
+                        "KGPU_POD_WAIT_TRIES was 'many' but it must be a whole number from 1 to 10000",
                         "NODE_NAME was '' but it must name this node for the plugin and cuda components"
                                 + " (set it from the pod's spec.nodeName)",
                         "OPERATOR_NAMESPACE was '' but it must name the namespace for sample pods when validating"
@@ -117,7 +123,41 @@ class SettingsReaderTest {
     @Test
     void unknownFlagsAreRejected() {
         assertThatThrownBy(() -> read(Map.of("COMPONENT", "driver"), "--frobnicate"))
-                .isInstanceOf(SettingsException.class)
-                .hasMessageContaining("argument 1 was '--frobnicate' but it is not a known flag");
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessage("invalid configuration: --frobnicate was '' but it is not a flag of kgpu-validator (see --help)");
+    }
+
+    @Test
+    void aBooleanFlagNeverTakesTheNextArgumentAsItsValue() {
+        assertThat(read(Map.of("COMPONENT", "driver", "WITH_WAIT", "true"), "--with-wait=false").withWait()).isFalse();
+        assertThatThrownBy(() -> read(Map.of("COMPONENT", "driver"), "--with-wait", "false"))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageContaining("command line was 'false' but it must hold only flags, as kgpu-validator takes"
+                        + " no arguments; a boolean flag takes its value as --flag=false");
+    }
+
+    @Test
+    void aFlagNamesItselfInAFailureAndAnEmptyVariableIsUnset() {
+        assertThatThrownBy(() -> read(Map.of("COMPONENT", "driver"), "-s", "0"))
+                .hasMessage("invalid configuration: -s was '0' but it must be a whole number of seconds from 1 to 300");
+        ValidatorSettings settings = read(Map.of("COMPONENT", "driver", "WITH_WORKLOAD", "", "OUTPUT_DIR", " /out "));
+        assertThat(settings.withWorkload()).isTrue();
+        assertThat(settings.outputDir()).isEqualTo(Path.of("/out"));
+    }
+
+    @Test
+    void nvmlIsLoadedFromTheLibraryElseUnderTheDriverRootAsThisContainerSeesIt() {
+        assertThat(read(Map.of("COMPONENT", "driver")).nvml())
+                .isEqualTo(new NvmlOptions(Optional.empty(), Path.of("/host")));
+        assertThat(read(Map.of("COMPONENT", "driver", "KGPU_NVML_LIBRARY", "/lib/libnvidia-ml.so.1",
+                "NVIDIA_DRIVER_ROOT", "/run/nvidia/driver")).nvml())
+                .isEqualTo(new NvmlOptions(Optional.of(Path.of("/lib/libnvidia-ml.so.1")), Path.of("/run/nvidia/driver")));
+    }
+
+    @Test
+    void helpPrintsEveryFlagAndVariable() {
+        assertThatThrownBy(() -> read(Map.of(), "--help")).isInstanceOfSatisfying(UsageRequestedException.class,
+                e -> assertThat(e.getMessage()).contains("--namespace, --ns=<string>", "(env OPERATOR_NAMESPACE, NAMESPACE;",
+                        "  KGPU_POD_WAIT_TRIES\n".translateEscapes()));
     }
 }
