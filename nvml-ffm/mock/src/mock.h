@@ -274,6 +274,8 @@ typedef struct gpm_sample {
     X(nvmlDeviceGetDeviceHandleFromMigDeviceHandle) X(nvmlDeviceGetGpuInstanceId) \
     X(nvmlDeviceGetComputeInstanceId) X(nvmlDeviceGetAttributes_v2) X(nvmlDeviceGetAttributes) \
     X(nvmlDeviceGetGpuInstanceById) X(nvmlGpuInstanceGetInfo) X(nvmlDeviceGetGpuInstanceProfileInfo) \
+    X(nvmlGpuInstanceGetComputeInstanceById) X(nvmlComputeInstanceGetInfo_v2) X(nvmlComputeInstanceGetInfo) \
+    X(nvmlGpuInstanceGetComputeInstanceProfileInfo) X(nvmlGpuInstanceGetComputeInstanceProfileInfoV) \
     X(nvmlDeviceGetTemperature) X(nvmlDeviceGetPowerUsage) X(nvmlDeviceGetEnforcedPowerLimit) \
     X(nvmlDeviceGetTotalEnergyConsumption) X(nvmlDeviceGetClockInfo) X(nvmlDeviceGetUtilizationRates) \
     X(nvmlDeviceGetEncoderUtilization) X(nvmlDeviceGetDecoderUtilization) X(nvmlDeviceGetPcieReplayCounter) \
@@ -361,15 +363,18 @@ unsigned long long counter_now(counter *c);
 uint64_t mock_hash(const char *s, uint64_t seed);
 
 /* handles */
-enum { HANDLE_GPU = 1, HANDLE_MIG = 2, HANDLE_GI = 3 };
+enum { HANDLE_GPU = 1, HANDLE_MIG = 2, HANDLE_GI = 3, HANDLE_CI = 4 };
 nvmlDevice_t handle_gpu(int gpu);
 nvmlDevice_t handle_mig(int gpu, int mig);
 nvmlGpuInstance_t handle_gi(int gpu, int gi);
+/* a compute instance is the MIG device it makes: sub is the MIG device's index */
+nvmlComputeInstance_t handle_ci(int gpu, int mig);
 /* resolves a device handle (GPU or MIG): INVALID_ARGUMENT for unknown/stale, GPU_IS_LOST for lost GPUs */
 nvmlReturn_t resolve_device(nvmlDevice_t handle, mock_gpu **gpu, mig_device **mig);
 /* as resolve_device but MIG handles are NOT_SUPPORTED */
 nvmlReturn_t resolve_gpu(nvmlDevice_t handle, mock_gpu **gpu);
 nvmlReturn_t resolve_gi(nvmlGpuInstance_t handle, mock_gpu **gpu, gpu_instance **gi);
+nvmlReturn_t resolve_ci(nvmlComputeInstance_t handle, mock_gpu **gpu, mig_device **mig);
 
 /* lookups */
 int find_gpu_by_uuid(const char *uuid, int *mig_index);

@@ -257,6 +257,10 @@ nvmlGpuInstance_t handle_gi(int gpu, int gi) {
     return (nvmlGpuInstance_t) encode(HANDLE_GI, gpu, gi);
 }
 
+nvmlComputeInstance_t handle_ci(int gpu, int mig) {
+    return (nvmlComputeInstance_t) encode(HANDLE_CI, gpu, mig);
+}
+
 static int visible_gpus(void) {
     return S.node == NULL || S.no_gpus ? 0 : S.node->gpu_count;
 }
@@ -307,6 +311,17 @@ nvmlReturn_t resolve_gi(nvmlGpuInstance_t handle, mock_gpu **gpu, gpu_instance *
     }
     *gpu = &S.node->gpus[g];
     *gi = &S.node->gpus[g].mig.gis[sub];
+    return (*gpu)->lost ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS;
+}
+
+nvmlReturn_t resolve_ci(nvmlComputeInstance_t handle, mock_gpu **gpu, mig_device **mig) {
+    int g, sub;
+    if (handle == NULL || decode(handle, HANDLE_CI, &g, &sub) != 0 || sub >= S.node->gpus[g].mig.device_count
+        || S.node->gpus[g].mig.mode != NVML_DEVICE_MIG_ENABLE) {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    *gpu = &S.node->gpus[g];
+    *mig = &S.node->gpus[g].mig.devices[sub];
     return (*gpu)->lost ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS;
 }
 

@@ -710,6 +710,181 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned i
     GUARDED(nvmlDeviceGetGpuInstanceProfileInfo, gi_profile_info(device, profile, info));
 }
 
+/* ---- compute instances ---------------------------------------------------------------------------------
+ * A profile describes each MIG device as one compute instance (mig.devices[]: gpuInstanceId, computeInstanceId,
+ * attributes.computeInstanceSliceCount), so a compute instance handle names its MIG device. The compute instance
+ * profiles a GPU instance offers follow the A100/H100 tables: 1c, 2c (on 3 slices or more), 3c and 4c (on 7), and
+ * the whole instance; a slice count a profile's device uses is always offered. Profile ids are the
+ * NVML_COMPUTE_INSTANCE_PROFILE_* constants, as real drivers report them. */
+
+static const unsigned CI_PROFILE_SLICES[NVML_COMPUTE_INSTANCE_PROFILE_COUNT] = {
+    [NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE] = 1, [NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE] = 2,
+    [NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE] = 3, [NVML_COMPUTE_INSTANCE_PROFILE_4_SLICE] = 4,
+    [NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE] = 7, [NVML_COMPUTE_INSTANCE_PROFILE_8_SLICE] = 8,
+    [NVML_COMPUTE_INSTANCE_PROFILE_6_SLICE] = 6, [NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1] = 0,
+};
+
+static const mig_profile *gi_profile(const mock_gpu *g, const gpu_instance *gi) {
+    return &g->mig.profiles[gi->profile_index];
+}
+
+/* the NVML_COMPUTE_INSTANCE_PROFILE_* constant for a slice count, or -1 */
+static int ci_profile_for_slices(unsigned slices) {
+    for (int p = 0; p < NVML_COMPUTE_INSTANCE_PROFILE_COUNT; p++) {
+        if (CI_PROFILE_SLICES[p] == slices && slices != 0) {
+            return p;
+        }
+    }
+    return -1;
+}
+
+/* the MIG device of this GPU instance with that many compute slices, or NULL */
+static const mig_device *ci_with_slices(const mock_gpu *g, const gpu_instance *gi, unsigned slices) {
+    for (int k = 0; k < g->mig.device_count; k++) {
+        const mig_device *m = &g->mig.devices[k];
+        if (m->gi_id == gi->id && m->attributes.computeInstanceSliceCount == slices) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
+static nvmlReturn_t ci_profile_fill(const mock_gpu *g, const gpu_instance *gi, unsigned profile, unsigned eng_profile,
+                                    nvmlComputeInstanceProfileInfo_t *info, char *name, size_t name_size) {
+    if (profile >= NVML_COMPUTE_INSTANCE_PROFILE_COUNT || eng_profile >= NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_COUNT) {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    const mig_profile *gp = gi_profile(g, gi);
+    unsigned gs = gp->info.sliceCount;
+    unsigned cs = CI_PROFILE_SLICES[profile];
+    const mig_device *used = ci_with_slices(g, gi, cs);
+    int offered = cs != 0 && cs <= gs
+                  && (cs == 1 || cs == gs || (cs == 2 && gs >= 3) || ((cs == 3 || cs == 4) && gs == 7));
+    if (!offered && used == NULL) {
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+    memset(info, 0, sizeof *info);
+    info->id = profile;
+    info->sliceCount = cs;
+    info->instanceCount = gs / cs;
+    info->multiprocessorCount = used != NULL ? used->attributes.multiprocessorCount
+                                             : gp->info.multiprocessorCount * cs / gs;
+    info->sharedCopyEngineCount = gp->info.copyEngineCount;
+    info->sharedDecoderCount = gp->info.decoderCount;
+    info->sharedEncoderCount = gp->info.encoderCount;
+    info->sharedJpegCount = gp->info.jpegCount;
+    info->sharedOfaCount = gp->info.ofaCount;
+    if (name != NULL) {
+        if (cs == gs) {
+            snprintf(name, name_size, "%s", gp->name);
+        } else {
+            snprintf(name, name_size, "%uc.%s", cs, gp->name);
+        }
+    }
+    return NVML_SUCCESS;
+}
+
+static nvmlReturn_t gi_ci_profile_info(nvmlGpuInstance_t handle, unsigned profile, unsigned eng_profile,
+                                       nvmlComputeInstanceProfileInfo_t *info) {
+    mock_gpu *g;
+    gpu_instance *gi;
+    TRY(resolve_gi(handle, &g, &gi));
+    NEED(info);
+    return ci_profile_fill(g, gi, profile, eng_profile, info, NULL, 0);
+}
+
+nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile,
+                                                          unsigned int engProfile,
+                                                          nvmlComputeInstanceProfileInfo_t *info) {
+    GUARDED(nvmlGpuInstanceGetComputeInstanceProfileInfo, gi_ci_profile_info(gpuInstance, profile, engProfile, info));
+}
+
+static nvmlReturn_t gi_ci_profile_info_v(nvmlGpuInstance_t handle, unsigned profile, unsigned eng_profile,
+                                         nvmlComputeInstanceProfileInfo_v2_t *info) {
+    mock_gpu *g;
+    gpu_instance *gi;
+    TRY(resolve_gi(handle, &g, &gi));
+    NEED(info);
+    unsigned version = info->version;
+    if (version != nvmlComputeInstanceProfileInfo_v2 && version != nvmlComputeInstanceProfileInfo_v3) {
+        return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    }
+    nvmlComputeInstanceProfileInfo_t v1;
+    char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+    TRY(ci_profile_fill(g, gi, profile, eng_profile, &v1, name, sizeof name));
+    size_t size = version == nvmlComputeInstanceProfileInfo_v3 ? sizeof(nvmlComputeInstanceProfileInfo_v3_t)
+                                                                : sizeof(nvmlComputeInstanceProfileInfo_v2_t);
+    memset(info, 0, size);
+    info->version = version;
+    info->id = v1.id;
+    info->sliceCount = v1.sliceCount;
+    info->instanceCount = v1.instanceCount;
+    info->multiprocessorCount = v1.multiprocessorCount;
+    info->sharedCopyEngineCount = v1.sharedCopyEngineCount;
+    info->sharedDecoderCount = v1.sharedDecoderCount;
+    info->sharedEncoderCount = v1.sharedEncoderCount;
+    info->sharedJpegCount = v1.sharedJpegCount;
+    info->sharedOfaCount = v1.sharedOfaCount;
+    memcpy(info->name, name, sizeof name);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile,
+                                                           unsigned int engProfile,
+                                                           nvmlComputeInstanceProfileInfo_v2_t *info) {
+    GUARDED(nvmlGpuInstanceGetComputeInstanceProfileInfoV, gi_ci_profile_info_v(gpuInstance, profile, engProfile, info));
+}
+
+static nvmlReturn_t gi_ci_by_id(nvmlGpuInstance_t handle, unsigned id, nvmlComputeInstance_t *ci) {
+    mock_gpu *g;
+    gpu_instance *gi;
+    TRY(resolve_gi(handle, &g, &gi));
+    NEED(ci);
+    for (int k = 0; k < g->mig.device_count; k++) {
+        if (g->mig.devices[k].gi_id == gi->id && g->mig.devices[k].ci_id == id) {
+            *ci = handle_ci(gpu_index(g), k);
+            return NVML_SUCCESS;
+        }
+    }
+    return NVML_ERROR_NOT_FOUND;
+}
+
+nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id,
+                                                   nvmlComputeInstance_t *computeInstance) {
+    GUARDED(nvmlGpuInstanceGetComputeInstanceById, gi_ci_by_id(gpuInstance, id, computeInstance));
+}
+
+static nvmlReturn_t ci_info(nvmlComputeInstance_t handle, nvmlComputeInstanceInfo_t *info) {
+    mock_gpu *g;
+    mig_device *m;
+    TRY(resolve_ci(handle, &g, &m));
+    NEED(info);
+    /* placement: the compute instances of one GPU instance side by side, in the order of their ids */
+    unsigned start = 0;
+    for (int k = 0; k < g->mig.device_count; k++) {
+        const mig_device *other = &g->mig.devices[k];
+        if (other->gi_id == m->gi_id && other->ci_id < m->ci_id) {
+            start += other->attributes.computeInstanceSliceCount;
+        }
+    }
+    memset(info, 0, sizeof *info);
+    info->device = handle_gpu(gpu_index(g));
+    info->gpuInstance = handle_gi(gpu_index(g), m->gi_index);
+    info->id = m->ci_id;
+    info->profileId = (unsigned) ci_profile_for_slices(m->attributes.computeInstanceSliceCount);
+    info->placement.start = start;
+    info->placement.size = m->attributes.computeInstanceSliceCount;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info) {
+    GUARDED(nvmlComputeInstanceGetInfo_v2, ci_info(computeInstance, info));
+}
+
+nvmlReturn_t nvmlComputeInstanceGetInfo(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info) {
+    GUARDED(nvmlComputeInstanceGetInfo, ci_info(computeInstance, info));
+}
+
 /* ---- telemetry ------------------------------------------------------------------------------------------ */
 
 static nvmlReturn_t device_temperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensor, unsigned *temp) {

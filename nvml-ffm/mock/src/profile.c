@@ -1054,6 +1054,10 @@ static int parse_mig(ctx *c, const json *m, const char *path, mock_gpu *g) {
         if (a->computeInstanceSliceCount < 1 || a->computeInstanceSliceCount > a->gpuInstanceSliceCount) {
             return bad(c, ap, attrs, "must have 1 <= computeInstanceSliceCount <= gpuInstanceSliceCount");
         }
+        if (a->computeInstanceSliceCount == 5) {
+            return bad(c, ap, attrs, "must have a computeInstanceSliceCount NVML has a compute instance profile for"
+                                     " (1, 2, 3, 4, 6, 7 or 8)");
+        }
         ci_slices[md->gi_index] += a->computeInstanceSliceCount;
         if (ci_slices[md->gi_index] > gp->info.sliceCount) {
             return bad(c, dp, dj, "would give GPU instance %u more compute slices than its %u", md->gi_id,

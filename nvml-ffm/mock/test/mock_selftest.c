@@ -277,6 +277,19 @@ static void sweep_device(nvmlDevice_t d, int is_mig) {
         nvmlGpuInstanceInfo_t info;
         OK(nvmlGpuInstanceGetInfo(gi, &info));
         CHECK(info.device == parent && info.id == u, "GPU instance info of GI %u", u);
+        /* the compute instance behind the MIG device, as go-nvlib's MigDevice.GetProfile finds it */
+        nvmlComputeInstance_t ci;
+        OK(nvmlGpuInstanceGetComputeInstanceById(gi, u2, &ci));
+        nvmlComputeInstanceInfo_t cinfo;
+        OK(nvmlComputeInstanceGetInfo_v2(ci, &cinfo));
+        CHECK(cinfo.device == parent && cinfo.gpuInstance == gi && cinfo.id == u2
+                  && cinfo.placement.size == a.computeInstanceSliceCount,
+              "compute instance info of GI %u CI %u", u, u2);
+        nvmlComputeInstanceProfileInfo_t cp;
+        OK(nvmlGpuInstanceGetComputeInstanceProfileInfo(gi, cinfo.profileId, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED, &cp));
+        CHECK(cp.id == cinfo.profileId && cp.sliceCount == a.computeInstanceSliceCount
+                  && cp.multiprocessorCount == a.multiprocessorCount,
+              "compute instance profile %u of GI %u", cinfo.profileId, u);
         unsigned t;
         RC(nvmlDeviceGetTemperature(d, NVML_TEMPERATURE_GPU, &t), NVML_ERROR_NOT_SUPPORTED);
         RC(nvmlDeviceGetIndex(d, &t), NVML_ERROR_NOT_SUPPORTED);
@@ -700,6 +713,61 @@ static void test_mig(void) {
     CHECK(info.profileId == 14 && info.placement.start == 0 && info.placement.size == 2 && info.device == g3,
           "GI 3 info profile %u", info.profileId);
     RC(nvmlDeviceGetGpuInstanceById(g3, 42, &gi), NVML_ERROR_NOT_FOUND);
+
+    /* compute instances: GI 3 of GPU 3 (2 slices) holds two 1-slice compute instances, CI 0 and CI 1 */
+    OK(nvmlDeviceGetGpuInstanceById(g3, 3, &gi));
+    nvmlComputeInstance_t cix0, cix1, ci_bad;
+    OK(nvmlGpuInstanceGetComputeInstanceById(gi, 0, &cix0));
+    OK(nvmlGpuInstanceGetComputeInstanceById(gi, 1, &cix1));
+    RC(nvmlGpuInstanceGetComputeInstanceById(gi, 2, &ci_bad), NVML_ERROR_NOT_FOUND);
+    RC(nvmlGpuInstanceGetComputeInstanceById(gi, 0, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    RC(nvmlGpuInstanceGetComputeInstanceById((nvmlGpuInstance_t) g3, 0, &ci_bad), NVML_ERROR_INVALID_ARGUMENT);
+    nvmlComputeInstanceInfo_t cinfo;
+    OK(nvmlComputeInstanceGetInfo(cix1, &cinfo));
+    CHECK(cinfo.id == 1 && cinfo.gpuInstance == gi && cinfo.device == g3
+              && cinfo.profileId == NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE && cinfo.placement.start == 1
+              && cinfo.placement.size == 1,
+          "CI 1 info: id %u profile %u placement %u+%u", cinfo.id, cinfo.profileId, cinfo.placement.start,
+          cinfo.placement.size);
+    OK(nvmlComputeInstanceGetInfo_v2(cix0, &cinfo));
+    CHECK(cinfo.id == 0 && cinfo.placement.start == 0, "CI 0 placement %u", cinfo.placement.start);
+    RC(nvmlComputeInstanceGetInfo_v2((nvmlComputeInstance_t) gi, &cinfo), NVML_ERROR_INVALID_ARGUMENT);
+    RC(nvmlComputeInstanceGetInfo_v2(cix0, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    nvmlComputeInstanceProfileInfo_t cp;
+    OK(nvmlGpuInstanceGetComputeInstanceProfileInfo(gi, NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE, 0, &cp));
+    CHECK(cp.id == 0 && cp.sliceCount == 1 && cp.instanceCount == 2 && cp.multiprocessorCount == 14
+              && cp.sharedCopyEngineCount == 2 && cp.sharedDecoderCount == 1,
+          "1c profile on a 2g GI: count %u SMs %u CE %u", cp.instanceCount, cp.multiprocessorCount,
+          cp.sharedCopyEngineCount);
+    OK(nvmlGpuInstanceGetComputeInstanceProfileInfo(gi, NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE, 0, &cp));
+    CHECK(cp.sliceCount == 2 && cp.instanceCount == 1 && cp.multiprocessorCount == 28, "2c profile on a 2g GI");
+    RC(nvmlGpuInstanceGetComputeInstanceProfileInfo(gi, NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE, 0, &cp),
+       NVML_ERROR_NOT_SUPPORTED);
+    RC(nvmlGpuInstanceGetComputeInstanceProfileInfo(gi, NVML_COMPUTE_INSTANCE_PROFILE_COUNT, 0, &cp),
+       NVML_ERROR_INVALID_ARGUMENT);
+    RC(nvmlGpuInstanceGetComputeInstanceProfileInfo(gi, 0, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_COUNT, &cp),
+       NVML_ERROR_INVALID_ARGUMENT);
+    nvmlComputeInstanceProfileInfo_v2_t cpv;
+    memset(&cpv, 0, sizeof cpv);
+    cpv.version = nvmlComputeInstanceProfileInfo_v2;
+    OK(nvmlGpuInstanceGetComputeInstanceProfileInfoV(gi, NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE, 0, &cpv));
+    CHECK(cpv.version == nvmlComputeInstanceProfileInfo_v2 && cpv.sliceCount == 1 && strcmp(cpv.name, "1c.2g.20gb") == 0,
+          "V profile name %s", cpv.name);
+    cpv.version = 1;
+    RC(nvmlGpuInstanceGetComputeInstanceProfileInfoV(gi, 0, 0, &cpv), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    /* a 7-slice GI offers 1c, 2c, 3c, 4c and 7c; GPU 0's 1-slice GIs only 1c */
+    nvmlDevice_t g1 = dev(1);
+    nvmlGpuInstance_t whole;
+    OK(nvmlDeviceGetGpuInstanceById(g1, 2, &whole));
+    OK(nvmlGpuInstanceGetComputeInstanceProfileInfo(whole, NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE, 0, &cp));
+    CHECK(cp.sliceCount == 3 && cp.instanceCount == 1, "3c on a 3g GI");
+    OK(nvmlDeviceGetGpuInstanceById(g0, 7, &whole));
+    RC(nvmlGpuInstanceGetComputeInstanceProfileInfo(whole, NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE, 0, &cp),
+       NVML_ERROR_NOT_SUPPORTED);
+    CHECK(mockNvmlFailNext("nvmlGpuInstanceGetComputeInstanceById", NVML_ERROR_GPU_IS_LOST, 1) == 0, "fail next");
+    RC(nvmlGpuInstanceGetComputeInstanceById(gi, 0, &cix0), NVML_ERROR_GPU_IS_LOST);
+    OK(nvmlGpuInstanceGetComputeInstanceById(gi, 0, &cix0));
+
     char uuid[96];
     OK(nvmlDeviceGetUUID(m2, uuid, sizeof uuid));
     nvmlDevice_t by_uuid;
