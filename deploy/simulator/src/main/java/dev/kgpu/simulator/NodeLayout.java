@@ -1,5 +1,6 @@
 package dev.kgpu.simulator;
 
+import dev.kgpu.nvml.testing.SimulatedDriverRoot;
 import dev.kgpu.simulator.gpu.SimulatedGpus;
 
 import java.io.IOException;
@@ -23,8 +24,10 @@ import java.util.stream.Stream;
  * device-plugins/kubelet.sock        the kubelet's registration socket (plugin sockets next to it)
  * pod-resources/kubelet.sock         the kubelet's PodResources API
  * validations/                       the validator's *-ready files (NVIDIA's /run/nvidia/validations)
- * dev/nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia&lt;minor&gt;   fake device nodes (regular files)
- * sys/bus/pci/devices/&lt;bus id&gt;/     fake sysfs: vendor, class, config of each GPU (discovery's gpu.mode)
+ * usr/, lib/firmware/                the driver's libraries (the mock NVML among them), binaries and firmware
+ * dev/nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset, nvidia&lt;minor&gt;, nvidia-caps/   fake device nodes
+ * proc/driver/                        the driver's version, MIG capabilities and mig-minors
+ * sys/bus/pci/devices/&lt;bus id&gt;/     fake sysfs of each GPU: ids, class (discovery's gpu.mode), numa_node, config
  * machine-type                        the node's product name (discovery's gpu.machine)
  * nvml-events                         MOCK_NVML_EVENTS: append "xid &lt;uuid&gt; &lt;code&gt;" to inject an XID
  * kubeconfig                          for the agents and for kubectl
@@ -41,9 +44,6 @@ public record NodeLayout(Path root) {
     /** The longest socket name a node gets: a mixed-strategy MIG resource's plugin socket. */
     private static final String LONGEST_SOCKET = "nvidia-mig-1c.2g.20gb.me.all.sock";
 
-    static final int PCI_CLASS_VGA = 0x030000;
-    static final int PCI_CLASS_3D = 0x030200;
-
     public Path devicePlugins() {
         return root.resolve("device-plugins");
     }
@@ -58,6 +58,14 @@ public record NodeLayout(Path root) {
 
     public Path validations() {
         return root.resolve("validations");
+    }
+
+    /**
+     * {@code NVIDIA_DRIVER_ROOT}: the driver's files as they lie on a host ({@link SimulatedDriverRoot}: libraries,
+     * firmware, binaries, {@code dev/}, {@code proc/driver/}, {@code sys/bus/pci/devices/}).
+     */
+    public Path driverRoot() {
+        return root;
     }
 
     /** {@code NVIDIA_DEV_ROOT}: holds {@code dev/}. */
@@ -119,8 +127,7 @@ public record NodeLayout(Path root) {
                     layout.validations(), layout.devRoot().resolve("dev"), layout.logs()}) {
                 Files.createDirectories(dir);
             }
-            layout.writeDeviceNodes(gpus);
-            layout.writeSysfs(gpus);
+            SimulatedDriverRoot.write(layout.driverRoot(), gpus.driverVersion(), gpus.driverRootGpus(), gpus.nvmlLibrary());
             writeAtomically(layout.machineTypeFile(), machineType + "\n");
             Files.writeString(layout.eventsFile(), "");
             return layout;
@@ -174,27 +181,6 @@ public record NodeLayout(Path root) {
             return channel.connect(UnixDomainSocketAddress.of(socket));
         } catch (IOException e) {
             return false;
-        }
-    }
-
-    /** What the container runtime's hook would create: control, UVM and one node per GPU minor. */
-    private void writeDeviceNodes(SimulatedGpus gpus) throws IOException {
-        Path dev = devRoot().resolve("dev");
-        for (String name : new String[]{"nvidiactl", "nvidia-uvm", "nvidia-uvm-tools"}) {
-            Files.writeString(dev.resolve(name), "");
-        }
-        for (SimulatedGpus.Gpu gpu : gpus.gpus()) {
-            Files.writeString(dev.resolve("nvidia" + gpu.minorNumber()), "");
-        }
-    }
-
-    /** The PCI files discovery reads: vendor, class (VGA for GeForce boards, else 3D controller), config space. */
-    private void writeSysfs(SimulatedGpus gpus) throws IOException {
-        for (SimulatedGpus.Gpu gpu : gpus.gpus()) {
-            Path function = Files.createDirectories(sysfs().resolve("bus/pci/devices").resolve(gpu.sysfsBusId()));
-            Files.writeString(function.resolve("vendor"), "0x10de\n");
-            Files.writeString(function.resolve("class"), String.format("0x%06x%n", gpu.graphics() ? PCI_CLASS_VGA : PCI_CLASS_3D));
-            Files.write(function.resolve("config"), new byte[256]);
         }
     }
 

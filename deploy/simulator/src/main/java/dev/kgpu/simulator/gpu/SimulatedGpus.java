@@ -7,11 +7,13 @@ import dev.kgpu.nvml.MigMode;
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.nvml.testing.MockNvml;
+import dev.kgpu.nvml.testing.SimulatedDriverRoot;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -29,11 +31,16 @@ public final class SimulatedGpus {
     private final String driverVersion;
     private final String cudaVersion;
     private final List<Gpu> gpus;
+    private final List<SimulatedDriverRoot.Gpu> driverRootGpus;
+    private final Optional<Path> nvmlLibrary;
 
-    private SimulatedGpus(String driverVersion, String cudaVersion, List<Gpu> gpus) {
+    private SimulatedGpus(String driverVersion, String cudaVersion, List<Gpu> gpus,
+                          List<SimulatedDriverRoot.Gpu> driverRootGpus, Optional<Path> nvmlLibrary) {
         this.driverVersion = driverVersion;
         this.cudaVersion = cudaVersion;
         this.gpus = List.copyOf(gpus);
+        this.driverRootGpus = List.copyOf(driverRootGpus);
+        this.nvmlLibrary = nvmlLibrary;
     }
 
     /**
@@ -53,13 +60,31 @@ public final class SimulatedGpus {
                 gpus.add(new Gpu(device.index(), device.uuid(), device.name(), device.minorNumber(),
                         device.pci().sysfsBusId(), GRAPHICS_BRANDS.contains(device.brand()), migEnabled, migs));
             }
-            return new SimulatedGpus(nvml.driverVersion(), nvml.cudaDriverVersion().toString(), gpus);
+            return new SimulatedGpus(nvml.driverVersion(), nvml.cudaDriverVersion().toString(), gpus,
+                    SimulatedDriverRoot.gpusOf(nvml), Optional.of(mockLibrary));
         }
     }
 
-    /** For tests: a node made of these GPUs. */
+    /**
+     * For tests: a node made of these GPUs. Its driver root has a stub NVML, NVIDIA's vendor id and no NUMA node
+     * or MIG capabilities.
+     */
     public static SimulatedGpus of(String driverVersion, String cudaVersion, List<Gpu> gpus) {
-        return new SimulatedGpus(driverVersion, cudaVersion, gpus);
+        List<SimulatedDriverRoot.Gpu> driverRoot = gpus.stream()
+                .map(g -> new SimulatedDriverRoot.Gpu(g.minorNumber(), g.sysfsBusId(), 0x10de, 0x10de,
+                        OptionalInt.empty(), g.graphics(), List.of()))
+                .toList();
+        return new SimulatedGpus(driverVersion, cudaVersion, gpus, driverRoot, Optional.empty());
+    }
+
+    /** The GPUs as the node's driver root shows them (device nodes, MIG capabilities, sysfs). */
+    public List<SimulatedDriverRoot.Gpu> driverRootGpus() {
+        return driverRootGpus;
+    }
+
+    /** The mock NVML the node runs on, installed into its driver root; empty for a node made by {@link #of}. */
+    public Optional<Path> nvmlLibrary() {
+        return nvmlLibrary;
     }
 
     public String driverVersion() {
