@@ -1,0 +1,86 @@
+package dev.kgpu.cdi;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Objects;
+
+/**
+ * Writes and removes the spec of one kind in a CDI spec directory ({@code KGPU_CDI_SPEC_DIR}, default
+ * {@code /var/run/cdi}), as the CDI library's {@code WriteSpec} does: the directory is created (0755), the JSON goes
+ * to a temporary {@code spec.*.tmp} next to the target and is renamed over it, so a runtime reading the directory
+ * sees the old spec or the new one, never half of one. The file is {@code <vendor>-<class>.json} (0644).
+ *
+ * <p>Thread-safe: each write uses its own temporary file.
+ */
+public final class CdiSpecWriter {
+
+    /** The default spec directory, the one CDI gives the highest priority. */
+    public static final Path DEFAULT_DIRECTORY = Path.of("/var/run/cdi");
+
+    private final Path directory;
+
+    public CdiSpecWriter(Path directory) {
+        this.directory = Objects.requireNonNull(directory, "directory");
+    }
+
+    public Path directory() {
+        return directory;
+    }
+
+    /** Where the spec of {@code kind} goes. */
+    public Path fileFor(String kind) {
+        return directory.resolve(CdiNames.specFileName(kind, ".json"));
+    }
+
+    /**
+     * Validates {@code spec} (names, version) and replaces the kind's spec file with it.
+     *
+     * @return the file written
+     * @throws CdiException when the spec is invalid or cannot be written (nothing is left half-written)
+     */
+    public Path write(CdiSpec spec) {
+        CdiVersion.requireValid(spec);
+        Path target = fileFor(spec.kind());
+        Path temporary = null;
+        try {
+            Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+            temporary = Files.createTempFile(directory, "spec.", ".tmp");
+            Files.writeString(temporary, CdiJson.write(spec), StandardCharsets.UTF_8);
+            Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
+            try {
+                Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException("the file system of " + directory + " cannot rename atomically", e);
+            }
+            return target;
+        } catch (IOException e) {
+            if (temporary != null) {
+                try {
+                    Files.deleteIfExists(temporary);
+                } catch (IOException ignored) {
+                    // the write failed already; its message says why
+                }
+            }
+            throw new CdiException("CDI spec " + target + " could not be written: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Removes the spec of {@code kind}, if there is one.
+     *
+     * @return whether a file was removed
+     */
+    public boolean remove(String kind) {
+        Path target = fileFor(kind);
+        try {
+            return Files.deleteIfExists(target);
+        } catch (IOException e) {
+            throw new CdiException("CDI spec " + target + " could not be removed: " + e.getMessage(), e);
+        }
+    }
+}
