@@ -1,5 +1,6 @@
 package dev.kgpu.cdi;
 
+import dev.kgpu.json.GoJson;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -210,28 +211,8 @@ public final class CdiJson {
         out.append('}');
     }
 
-    /** A JSON string as Go's encoder writes it (HTML-safe escaping of {@code < > &}, U+2028 and U+2029). */
     private static void string(StringBuilder out, String value) {
-        out.append('"');
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                case '<', '>', '&', '\u2028', '\u2029' -> out.append(String.format("\\u%04x", (int) c));
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
+        GoJson.string(out, value);
     }
 
     // ---- reading -------------------------------------------------------------------------------------------

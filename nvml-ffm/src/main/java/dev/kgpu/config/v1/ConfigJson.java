@@ -1,5 +1,7 @@
 package dev.kgpu.config.v1;
 
+import dev.kgpu.json.GoJson;
+
 import java.util.List;
 import java.util.Map;
 
@@ -114,7 +116,7 @@ public final class ConfigJson {
                 int i = 0;
                 for (Map.Entry<?, ?> entry : map.entrySet()) {
                     out.append(inner);
-                    string(out, entry.getKey().toString());
+                    GoJson.string(out, entry.getKey().toString());
                     out.append(": ");
                     write(out, entry.getValue(), inner);
                     out.append(++i < map.size() ? ",\n" : "\n");
@@ -132,35 +134,13 @@ public final class ConfigJson {
                 }
                 out.append(indent).append(']');
             }
-            case String s -> string(out, s);
+            case String s -> GoJson.string(out, s);
             case Boolean b -> out.append(b);
             case Integer n -> out.append(n);
             default -> throw new IllegalStateException("no JSON form for " + value.getClass());
         }
     }
 
-    /** A JSON string, escaped as RFC 8259 requires. */
-    static void string(StringBuilder out, String s) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20 || c == '\u2028' || c == '\u2029') {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
-    }
 
     /** An insertion-ordered map with a fluent put, so the tree reads like the JSON it becomes. */
     private static final class Ordered extends java.util.LinkedHashMap<String, Object> {
