@@ -63,12 +63,27 @@ public record HealthChecks(boolean allDisabled, Set<Long> disabledXids, boolean 
      */
     public static HealthChecks parse(String disable, String enable) {
         List<ValidationFailure> failures = new ArrayList<>();
-        Parsed disabled = parse(DISABLE_ENV, disable, failures);
-        Parsed enabled = parse(ENABLE_ENV, enable, failures);
+        Parsed disabled = parse(DISABLE_ENV, disable, true, failures);
+        Parsed enabled = parse(ENABLE_ENV, enable, true, failures);
         if (!failures.isEmpty()) {
             throw new InvalidConfigException(failures);
         }
         return new HealthChecks(disabled.all(), disabled.xids(), enabled.all(), enabled.xids());
+    }
+
+    /**
+     * A variable listing XID numbers only, comma-separated (blanks around commas ignored), such as kgpu's
+     * {@code KGPU_HEALTH_RECOVERABLE_XIDS}; {@code null} means unset, an empty set.
+     *
+     * @throws InvalidConfigException naming {@code variable} when an entry is not an XID number
+     */
+    public static Set<Long> xids(String variable, String value) {
+        List<ValidationFailure> failures = new ArrayList<>();
+        Parsed parsed = parse(variable, value, false, failures);
+        if (!failures.isEmpty()) {
+            throw new InvalidConfigException(failures);
+        }
+        return Set.copyOf(parsed.xids());
     }
 
     /** Whether XID events are watched at all: not when everything is disabled and nothing re-enabled. */
@@ -87,7 +102,8 @@ public record HealthChecks(boolean allDisabled, Set<Long> disabledXids, boolean 
     private record Parsed(boolean all, Set<Long> xids) {
     }
 
-    private static Parsed parse(String variable, String value, List<ValidationFailure> failures) {
+    /** The one XID-list parser; {@code keywords}: {@code all} and {@code xids} are allowed as well. */
+    private static Parsed parse(String variable, String value, boolean keywords, List<ValidationFailure> failures) {
         if (value == null) {
             return new Parsed(false, Set.of());
         }
@@ -98,7 +114,7 @@ public record HealthChecks(boolean allDisabled, Set<Long> disabledXids, boolean 
             if (token.isEmpty()) {
                 continue;
             }
-            if (token.equals("all") || token.equals("xids")) {
+            if (keywords && (token.equals("all") || token.equals("xids"))) {
                 all = true;
                 continue;
             }
@@ -109,8 +125,8 @@ public record HealthChecks(boolean allDisabled, Set<Long> disabledXids, boolean 
                 }
                 xids.add(xid);
             } catch (NumberFormatException e) {
-                failures.add(new ValidationFailure(variable, value, "must be 'all', 'xids' or a comma-separated list"
-                        + " of XID numbers, but lists '" + token + "'"));
+                failures.add(new ValidationFailure(variable, value, (keywords ? "must be 'all', 'xids' or" : "must be")
+                        + " a comma-separated list of XID numbers, but lists '" + token + "'"));
             }
         }
         return new Parsed(all, xids);

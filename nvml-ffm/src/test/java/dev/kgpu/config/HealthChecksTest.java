@@ -74,4 +74,14 @@ class HealthChecksTest {
                 .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
                         .extracting(ValidationFailure::message).containsExactlyElementsOf(test.messages()));
     }
+
+    @org.junit.jupiter.api.Test
+    void aListOfXidNumbersOnlyRefusesTheKeywords() {
+        assertThat(HealthChecks.xids("KGPU_HEALTH_RECOVERABLE_XIDS", " 48, 79,")).containsExactlyInAnyOrder(48L, 79L);
+        assertThat(HealthChecks.xids("KGPU_HEALTH_RECOVERABLE_XIDS", null)).isEmpty();
+        assertThatThrownBy(() -> HealthChecks.xids("KGPU_HEALTH_RECOVERABLE_XIDS", "48,all"))
+                .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
+                        .extracting(ValidationFailure::message).containsExactly("KGPU_HEALTH_RECOVERABLE_XIDS was '48,all'"
+                                + " but it must be a comma-separated list of XID numbers, but lists 'all'"));
+    }
 }
