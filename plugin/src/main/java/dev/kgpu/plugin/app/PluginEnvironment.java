@@ -5,16 +5,17 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import java.util.function.Function;
 
 /**
- * The environment the configuration is read from: the process environment, and (for tests and
- * {@code quarkus:dev}) Quarkus configuration properties with the same names, e.g.
- * {@code %test.KUBELET_SOCKET=...}. A variable set to the empty string stays empty.
+ * The environment the settings are read from: the process environment, then Quarkus configuration
+ * properties with the same names (system properties, e.g. {@code -DKUBELET_SOCKET=...} from a test, and
+ * {@code application.properties}, e.g. {@code %dev.KUBELET_SOCKET=...}). A variable set to the empty string
+ * stays empty.
  */
-final class PluginEnvironment {
+public final class PluginEnvironment {
 
     private PluginEnvironment() {
     }
 
-    static Function<String, String> get() {
+    public static Function<String, String> get() {
         return name -> {
             String value = System.getenv(name);
             if (value != null) {

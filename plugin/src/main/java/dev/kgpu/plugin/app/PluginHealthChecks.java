@@ -1,7 +1,6 @@
 package dev.kgpu.plugin.app;
 
 import dev.kgpu.plugin.lifecycle.PluginStatus;
-import dev.kgpu.plugin.lifecycle.PluginSupervisor;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -9,6 +8,8 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
+
+import java.util.stream.Collectors;
 
 /** Liveness: the supervisor runs and serves every resource. Readiness: every resource is registered. */
 public final class PluginHealthChecks {
@@ -22,24 +23,22 @@ public final class PluginHealthChecks {
                 .withData("serving", String.join(",", status.serving()))
                 .withData("registered", String.join(",", status.registered()))
                 .withData("devicesReadable", status.devicesReadable());
-        status.problem().ifPresent(p -> builder.withData("problem", p));
+        if (!status.problems().isEmpty()) {
+            builder.withData("problem", status.problems().stream().map(PluginStatus.Problem::message)
+                    .collect(Collectors.joining("; ")));
+        }
         return builder.build();
-    }
-
-    static PluginStatus status(PluginLifecycle lifecycle) {
-        PluginSupervisor supervisor = lifecycle.supervisor();
-        return supervisor == null ? PluginStatus.STARTING : supervisor.status();
     }
 
     @Liveness
     @ApplicationScoped
     public static class Live implements HealthCheck {
         @Inject
-        PluginLifecycle lifecycle;
+        PluginWiring plugin;
 
         @Override
         public HealthCheckResponse call() {
-            PluginStatus status = status(lifecycle);
+            PluginStatus status = plugin.status();
             return describe("device plugin servers", status.live(), status);
         }
     }
@@ -48,11 +47,11 @@ public final class PluginHealthChecks {
     @ApplicationScoped
     public static class Ready implements HealthCheck {
         @Inject
-        PluginLifecycle lifecycle;
+        PluginWiring plugin;
 
         @Override
         public HealthCheckResponse call() {
-            PluginStatus status = status(lifecycle);
+            PluginStatus status = plugin.status();
             return describe("registered with the kubelet", status.ready(), status);
         }
     }

@@ -1,13 +1,11 @@
 package dev.kgpu.plugin.devices;
 
-import dev.kgpu.plugin.health.DeviceProbe;
-import dev.kgpu.plugin.health.HealthSink;
-
 import java.util.List;
 
 /**
  * Where devices come from: NVML in production ({@code dev.kgpu.plugin.nvml}), anything in tests.
- * One source is opened per start of the plugin's servers and closed when they stop.
+ * The supervisor opens a source when it first reads the devices, keeps it open while they are served
+ * (health probes and events go through it), and closes it when the devices cannot be read or it stops.
  */
 public interface DeviceSource extends AutoCloseable {
 
@@ -18,10 +16,10 @@ public interface DeviceSource extends AutoCloseable {
     DeviceProbe probe();
 
     /**
-     * Starts watching {@code devices} for health events, delivered to {@code sink} on the source's own
+     * Starts watching {@code devices} for health events, delivered to {@code events} on the source's own
      * thread. @throws DeviceSourceException when the watch cannot start
      */
-    Watch watch(List<PhysicalDevice> devices, HealthSink sink);
+    Watch watch(List<PhysicalDevice> devices, DeviceEvents events);
 
     @Override
     void close();

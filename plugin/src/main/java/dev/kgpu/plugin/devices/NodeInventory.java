@@ -42,13 +42,6 @@ public final class NodeInventory {
         return link != null ? link : new GpuLink(PcieProximity.ACROSS_NUMA_NODES, 0);
     }
 
-    /** Every GPU and every MIG device, GPUs first. */
-    public List<PhysicalDevice> allDevices() {
-        List<PhysicalDevice> all = new java.util.ArrayList<>(gpus);
-        gpus.forEach(g -> all.addAll(g.migDevices()));
-        return List.copyOf(all);
-    }
-
     /** The key of an unordered pair of GPU UUIDs. */
     public static String pairKey(String gpuA, String gpuB) {
         Objects.requireNonNull(gpuA);

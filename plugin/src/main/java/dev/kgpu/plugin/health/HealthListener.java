@@ -3,8 +3,10 @@ package dev.kgpu.plugin.health;
 import java.util.List;
 
 /**
- * Told about health changes, synchronously and in order, while the tracker holds its lock: it may read
- * {@link HealthTracker#isHealthy(String)} for a consistent view but must not block.
+ * Told about health changes by the {@link HealthTracker}, on the thread that changed health (NVML's event
+ * thread for an XID, the health check's for a probe), after the tracker released its lock. A listener reads
+ * the current health with {@link HealthTracker#isHealthy(String)}: changes made meanwhile on another thread
+ * are already there, and that thread calls the listener again. Must not block.
  */
 @FunctionalInterface
 public interface HealthListener {

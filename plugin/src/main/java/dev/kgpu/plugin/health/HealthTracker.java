@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.health;
 
+import dev.kgpu.plugin.devices.DeviceProbe;
 import dev.kgpu.plugin.devices.MigInstance;
 import dev.kgpu.plugin.devices.PhysicalDevice;
 
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The health of every device the plugin advertises, and the rules that change it.
@@ -23,36 +25,39 @@ import java.util.OptionalInt;
  *       its MIG devices, or only the MIG device whose GPU/compute instance the event names.</li>
  *   <li>{@link #onNvmlLost(String)} (the event monitor failed, the driver went away) marks every device
  *       Unhealthy: a node must not advertise GPUs it cannot serve.</li>
- *   <li>{@link #check()} (called periodically) probes every device: a Healthy one that does not answer turns
- *       Unhealthy; an Unhealthy one that may recover (lost with NVML, failing probes, or marked by a
- *       recoverable XID whose {@link HealthPolicy#quietPeriod()} has passed without a new critical XID)
+ *   <li>{@link #check(DeviceProbe)} (called periodically) probes every device: a Healthy one that does not
+ *       answer turns Unhealthy; an Unhealthy one that may recover (lost with NVML, failing probes, or marked
+ *       by a recoverable XID whose {@link HealthPolicy#quietPeriod()} has passed without a new critical XID)
  *       returns to Healthy when it answers.</li>
  * </ul>
+ * Every change is told to the {@link HealthListener}s, after the tracker released its lock.
  *
  * <p>Time comes from the injected {@link InstantSource}, so tests move it instead of sleeping.
- * Thread-safety: all methods may be called from any thread; listeners are called under the tracker's lock.
+ * Thread-safety: all methods may be called from any thread.
  */
 public final class HealthTracker {
 
     private final HealthPolicy policy;
     private final InstantSource clock;
-    private final DeviceProbe probe;
-    private final HealthListener listener;
+    private final List<HealthListener> listeners = new CopyOnWriteArrayList<>();
 
     private final Object lock = new Object();
     // guarded by lock
     private Map<String, Unit> units = Map.of();
     private boolean nvmlLost;
 
-    public HealthTracker(HealthPolicy policy, InstantSource clock, DeviceProbe probe, HealthListener listener) {
+    public HealthTracker(HealthPolicy policy, InstantSource clock) {
         this.policy = Objects.requireNonNull(policy, "policy");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.probe = Objects.requireNonNull(probe, "probe");
-        this.listener = Objects.requireNonNull(listener, "listener");
     }
 
-    public HealthPolicy policy() {
-        return policy;
+    /** Tells {@code listener} about every health change from now on, until it is removed. */
+    public void addListener(HealthListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    public void removeListener(HealthListener listener) {
+        listeners.remove(listener);
     }
 
     /**
@@ -77,34 +82,19 @@ public final class HealthTracker {
         }
     }
 
-    /** Why a device is Unhealthy, or empty when it is Healthy (or unknown). */
-    public Optional<String> unhealthyReason(String uuid) {
-        synchronized (lock) {
-            Unit unit = units.get(uuid);
-            return unit == null || unit.healthy() ? Optional.empty() : Optional.of(unit.reason());
-        }
-    }
-
-    /** Whether NVML was reported lost and has not answered a probe since. */
-    public boolean nvmlLost() {
-        synchronized (lock) {
-            return nvmlLost;
-        }
-    }
-
     /**
-     * A critical-XID event from NVML. {@code gpuInstanceId}/{@code computeInstanceId} are empty when the
-     * error concerns the whole GPU. Returns the transitions it caused (empty for an ignored XID, an unknown
-     * GPU, or a device already Unhealthy, whose quiet period restarts).
+     * An XID event from NVML. {@code gpuInstanceId}/{@code computeInstanceId} are empty when the error
+     * concerns the whole GPU. A critical XID marks the devices it hits Unhealthy (a device already Unhealthy
+     * restarts its quiet period); an ignored XID, or one on a GPU not tracked, changes nothing.
      */
-    public List<HealthTransition> onXid(String gpuUuid, long xid, OptionalInt gpuInstanceId, OptionalInt computeInstanceId) {
+    public void onXid(String gpuUuid, long xid, OptionalInt gpuInstanceId, OptionalInt computeInstanceId) {
         if (!policy.isCritical(xid)) {
-            return List.of();
+            return;
         }
         Instant now = clock.instant();
         boolean recovers = policy.recovers(xid);
+        List<HealthTransition> transitions = new ArrayList<>();
         synchronized (lock) {
-            List<HealthTransition> transitions = new ArrayList<>();
             for (Unit unit : units.values()) {
                 if (!hitBy(unit.device, gpuUuid, gpuInstanceId, computeInstanceId)) {
                     continue;
@@ -115,17 +105,16 @@ public final class HealthTracker {
                     transitions.add(new HealthTransition(unit.device.uuid(), false, unit.reason(), now));
                 }
             }
-            publish(transitions);
-            return transitions;
         }
+        publish(transitions);
     }
 
     /** NVML stopped answering (monitor failure, GPU lost, driver unloaded): every device turns Unhealthy. */
-    public List<HealthTransition> onNvmlLost(String reason) {
+    public void onNvmlLost(String reason) {
         Instant now = clock.instant();
+        List<HealthTransition> transitions = new ArrayList<>();
         synchronized (lock) {
             nvmlLost = true;
-            List<HealthTransition> transitions = new ArrayList<>();
             for (Unit unit : units.values()) {
                 boolean wasHealthy = unit.healthy();
                 unit.lost = "NVML lost: " + reason;
@@ -133,9 +122,8 @@ public final class HealthTracker {
                     transitions.add(new HealthTransition(unit.device.uuid(), false, unit.reason(), now));
                 }
             }
-            publish(transitions);
-            return transitions;
         }
+        publish(transitions);
     }
 
     /**
@@ -145,7 +133,7 @@ public final class HealthTracker {
      * critical XID. A device that answers returns to Healthy. Probes run without the lock held; a device
      * that changed meanwhile (a new XID) keeps its new state.
      */
-    public CheckResult check() {
+    public CheckResult check(DeviceProbe probe) {
         Instant now = clock.instant();
         List<Unit> candidates = new ArrayList<>();
         synchronized (lock) {
@@ -157,12 +145,12 @@ public final class HealthTracker {
         }
         Map<Unit, Optional<String>> answers = new LinkedHashMap<>();
         for (Unit unit : candidates) {
-            answers.put(unit, safeProbe(unit.device));
+            answers.put(unit, safeProbe(probe, unit.device));
         }
+        boolean restored = false;
+        List<HealthTransition> transitions = new ArrayList<>();
+        List<String> stillFailing = new ArrayList<>();
         synchronized (lock) {
-            boolean restored = false;
-            List<HealthTransition> transitions = new ArrayList<>();
-            List<String> stillFailing = new ArrayList<>();
             for (Map.Entry<Unit, Optional<String>> answer : answers.entrySet()) {
                 Unit unit = answer.getKey();
                 if (units.get(unit.device.uuid()) != unit) {
@@ -192,12 +180,12 @@ public final class HealthTracker {
             if (restored) {
                 nvmlLost = false;
             }
-            publish(transitions);
-            return new CheckResult(transitions, restored, stillFailing);
         }
+        publish(transitions);
+        return new CheckResult(transitions, restored, stillFailing);
     }
 
-    private Optional<String> safeProbe(PhysicalDevice device) {
+    private static Optional<String> safeProbe(DeviceProbe probe, PhysicalDevice device) {
         try {
             return probe.probe(device);
         } catch (RuntimeException e) {
@@ -207,7 +195,8 @@ public final class HealthTracker {
 
     private void publish(List<HealthTransition> transitions) {
         if (!transitions.isEmpty()) {
-            listener.onHealthChanged(List.copyOf(transitions));
+            List<HealthTransition> changed = List.copyOf(transitions);
+            listeners.forEach(listener -> listener.onHealthChanged(changed));
         }
     }
 
@@ -231,6 +220,14 @@ public final class HealthTracker {
      * @param stillFailing  devices probed that did not answer, with the reason
      */
     public record CheckResult(List<HealthTransition> transitions, boolean nvmlRestored, List<String> stillFailing) {
+
+        /** A check that probed nothing (no devices source to probe through). */
+        public static final CheckResult NOTHING = new CheckResult(List.of(), false, List.of());
+
+        public CheckResult {
+            transitions = List.copyOf(transitions);
+            stillFailing = List.copyOf(stillFailing);
+        }
 
         /** The transitions back to Healthy. */
         public List<HealthTransition> recovered() {

@@ -1,7 +1,6 @@
 package dev.kgpu.plugin.health;
 
 import java.util.Map;
-import java.util.Set;
 
 /**
  * What kgpu does with each NVIDIA XID. An XID marks a device Unhealthy unless it is ignored; a device
@@ -11,15 +10,9 @@ import java.util.Set;
  * (after the GPU reset), unless the operator lists them in {@code KGPU_HEALTH_RECOVERABLE_XIDS}.
  *
  * <p>Sources: NVIDIA's XID catalogue (docs.nvidia.com/deploy/xid-errors) for the meaning and the
- * action it recommends; NVIDIA's device plugin ({@code internal/rm/health.go}) for the ignored set.
+ * action it recommends. The XIDs NVIDIA's plugin ignores are {@code dev.kgpu.config.HealthChecks}'s.
  */
 public final class XidTable {
-
-    /**
-     * Application-caused errors NVIDIA's plugin ignores by default (109 since v0.17.1): the GPU stays fit for
-     * the next container.
-     */
-    public static final Set<Long> DEFAULT_IGNORED = Set.of(13L, 31L, 43L, 45L, 68L, 109L);
 
     /** XIDs after which NVIDIA recommends a GPU reset (or more): no automatic recovery by default. */
     public static final Map<Long, String> RESET_REQUIRED = Map.ofEntries(

@@ -1,6 +1,7 @@
 package dev.kgpu.plugin.kubelet;
 
 import dev.kgpu.plugin.allocation.AllocationException;
+import dev.kgpu.plugin.allocation.ContainerAllocation;
 import dev.kgpu.plugin.kubelet.v1beta1.AllocateRequest;
 import dev.kgpu.plugin.kubelet.v1beta1.AllocateResponse;
 import dev.kgpu.plugin.kubelet.v1beta1.ContainerAllocateRequest;
@@ -14,22 +15,23 @@ import dev.kgpu.plugin.kubelet.v1beta1.PreStartContainerRequest;
 import dev.kgpu.plugin.kubelet.v1beta1.PreStartContainerResponse;
 import dev.kgpu.plugin.kubelet.v1beta1.PreferredAllocationRequest;
 import dev.kgpu.plugin.kubelet.v1beta1.PreferredAllocationResponse;
+import dev.kgpu.plugin.lifecycle.PluginMetrics;
 import dev.kgpu.plugin.resources.ResourceService;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import org.jboss.logging.Logger;
 
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The kubelet's {@code /v1beta1.DevicePlugin} service for one resource: a thin translation to
  * {@link ResourceService}. A refused request ({@link AllocationException}) becomes INVALID_ARGUMENT with
- * the domain's message. Handlers never block, so the server may run them on its I/O thread.
+ * the domain's message. Handlers never block, so the server may run them on its I/O thread. Each container's
+ * Allocate answer is counted.
  */
 final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
 
-    private static final Logger LOG = Logger.getLogger(DevicePluginService.class);
+    private static final System.Logger LOG = System.getLogger(DevicePluginService.class.getName());
 
     static final DevicePluginOptions OPTIONS = DevicePluginOptions.newBuilder()
             .setGetPreferredAllocationAvailable(true)
@@ -37,9 +39,11 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
             .build();
 
     private final ResourceService service;
+    private final PluginMetrics metrics;
 
-    DevicePluginService(ResourceService service) {
+    DevicePluginService(ResourceService service, PluginMetrics metrics) {
         this.service = service;
+        this.metrics = metrics;
     }
 
     @Override
@@ -57,7 +61,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
             try {
                 stream.onNext(ProtoMapping.toResponse(devices));
             } catch (RuntimeException e) {
-                LOG.debugf("ListAndWatch of %s ended: %s", service.resource().name(), e.getMessage());
+                LOG.log(System.Logger.Level.DEBUG, "ListAndWatch of {0} ended: {1}", service.resource().name(), e.getMessage());
             }
         }));
         if (stream.isCancelled()) {
@@ -80,7 +84,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
             response.onError(Status.INVALID_ARGUMENT.withDescription(
                     "error getting list of preferred allocation devices: " + e.getMessage()).asRuntimeException());
         } catch (RuntimeException e) {
-            LOG.errorf(e, "GetPreferredAllocation of %s failed", service.resource().name());
+            LOG.log(System.Logger.Level.ERROR, "GetPreferredAllocation of " + service.resource().name() + " failed", e);
             response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
         }
     }
@@ -90,16 +94,27 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
         try {
             AllocateResponse.Builder answer = AllocateResponse.newBuilder();
             for (ContainerAllocateRequest container : request.getContainerRequestsList()) {
-                answer.addContainerResponses(ProtoMapping.toResponse(service.allocate(container.getDevicesIdsList())));
+                answer.addContainerResponses(ProtoMapping.toResponse(allocate(container)));
             }
             response.onNext(answer.build());
             response.onCompleted();
         } catch (AllocationException e) {
-            LOG.warnf("refused Allocate of %s: %s", service.resource().name(), e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, "refused Allocate of {0}: {1}", service.resource().name(), e.getMessage());
             response.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
         } catch (RuntimeException e) {
-            LOG.errorf(e, "Allocate of %s failed", service.resource().name());
+            LOG.log(System.Logger.Level.ERROR, "Allocate of " + service.resource().name() + " failed", e);
             response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
+        }
+    }
+
+    private ContainerAllocation allocate(ContainerAllocateRequest container) {
+        try {
+            ContainerAllocation allocation = service.allocate(container.getDevicesIdsList());
+            metrics.allocation(service.resource().name(), true);
+            return allocation;
+        } catch (AllocationException e) {
+            metrics.allocation(service.resource().name(), false);
+            throw e;
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.kgpu.plugin.kubelet;
 
+import dev.kgpu.plugin.lifecycle.Kubelet;
+import dev.kgpu.plugin.lifecycle.PluginMetrics;
 import dev.kgpu.plugin.resources.ResourceService;
 import io.grpc.Server;
 
@@ -12,45 +14,41 @@ import java.util.List;
  * One resource's gRPC server on its Unix socket ({@code nvidia-<name>.sock}) in the device-plugins
  * directory. Started and stopped only by the supervisor thread.
  */
-public final class ResourceServer {
+final class ResourceServer implements Kubelet.Endpoint {
 
-    private final UnixSocketTransport transport;
     private final ResourceService service;
     private final Path socket;
     private Server server;
 
-    public ResourceServer(UnixSocketTransport transport, Path socketDirectory, ResourceService service) {
-        this.transport = transport;
+    private ResourceServer(ResourceService service, Path socket) {
         this.service = service;
-        this.socket = socketDirectory.resolve(service.resource().socketName());
+        this.socket = socket;
     }
 
-    public ResourceService service() {
-        return service;
+    /** Serves {@code service} on its socket in {@code socketDirectory}, replacing a stale socket file. */
+    static ResourceServer start(UnixSocketTransport transport, Path socketDirectory, ResourceService service,
+                                PluginMetrics metrics) throws IOException {
+        ResourceServer started = new ResourceServer(service, socketDirectory.resolve(service.resource().socketName()));
+        started.server = transport.serve(started.socket, null, List.of(new DevicePluginService(service, metrics)));
+        return started;
     }
 
-    public Path socket() {
-        return socket;
+    @Override
+    public String resourceName() {
+        return service.resource().name();
     }
 
-    /** Serves on the socket, replacing a stale socket file. */
-    public void start() throws IOException {
-        if (server != null) {
-            throw new IllegalStateException(socket + " is already served");
-        }
-        server = transport.serve(socket, null, List.of(new DevicePluginService(service)));
+    @Override
+    public String socketName() {
+        return socket.getFileName().toString();
     }
 
-    /** Whether the server runs and its socket file is still there. */
+    @Override
     public boolean serving() {
         return server != null && !server.isShutdown() && Files.exists(socket);
     }
 
-    public boolean started() {
-        return server != null;
-    }
-
-    /** Stops serving (open ListAndWatch streams end) and removes the socket file. Idempotent. */
+    @Override
     public void stop() {
         if (server != null) {
             UnixSocketTransport.stop(server, socket);

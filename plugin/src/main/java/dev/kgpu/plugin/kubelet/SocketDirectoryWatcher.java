@@ -1,6 +1,6 @@
 package dev.kgpu.plugin.kubelet;
 
-import org.jboss.logging.Logger;
+import dev.kgpu.plugin.lifecycle.Kubelet;
 
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
@@ -16,37 +16,26 @@ import java.util.function.Consumer;
 /**
  * Watches the device-plugins directory (inotify through the JDK's WatchService) on one daemon thread
  * named {@value #THREAD_NAME} and reports what the supervisor acts on: {@code kubelet.sock} created (the
- * kubelet restarted) and any socket deleted (a plugin socket may be gone). An overflow is reported as a
- * kubelet restart, so nothing is missed.
+ * kubelet restarted) or deleted (it is restarting), and any other file deleted (a plugin socket may be
+ * gone). An overflow is reported as a kubelet restart, so nothing is missed.
  */
-public final class SocketDirectoryWatcher implements AutoCloseable {
+final class SocketDirectoryWatcher implements AutoCloseable {
 
     static final String THREAD_NAME = "plugin-socket-watcher";
-    private static final Logger LOG = Logger.getLogger(SocketDirectoryWatcher.class);
-
-    /** What happened in the directory. */
-    public sealed interface Change {
-        /** {@code kubelet.sock} appeared (or events were lost). */
-        record KubeletSocketCreated() implements Change {
-        }
-
-        /** A file named {@code name} disappeared. */
-        record Deleted(String name) implements Change {
-        }
-    }
+    private static final System.Logger LOG = System.getLogger(SocketDirectoryWatcher.class.getName());
 
     private final WatchService service;
     private final Thread thread;
     private volatile boolean closing;
 
-    private SocketDirectoryWatcher(WatchService service, Path directory, String kubeletSocketName, Consumer<Change> changes) {
+    private SocketDirectoryWatcher(WatchService service, Path directory, String kubeletSocketName, Consumer<Kubelet.Change> changes) {
         this.service = service;
         this.thread = Thread.ofPlatform().name(THREAD_NAME).daemon(true)
                 .unstarted(() -> watch(directory, kubeletSocketName, changes));
     }
 
     /** Starts watching {@code directory} (created when missing). */
-    public static SocketDirectoryWatcher start(Path directory, String kubeletSocketName, Consumer<Change> changes) throws IOException {
+    static SocketDirectoryWatcher start(Path directory, String kubeletSocketName, Consumer<Kubelet.Change> changes) throws IOException {
         Files.createDirectories(directory);
         WatchService service = FileSystems.getDefault().newWatchService();
         directory.register(service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
@@ -55,27 +44,29 @@ public final class SocketDirectoryWatcher implements AutoCloseable {
         return watcher;
     }
 
-    private void watch(Path directory, String kubeletSocketName, Consumer<Change> changes) {
+    private void watch(Path directory, String kubeletSocketName, Consumer<Kubelet.Change> changes) {
         try {
             while (true) {
                 WatchKey key = service.take();
                 for (WatchEvent<?> event : key.pollEvents()) {
                     if (event.kind() == StandardWatchEventKinds.OVERFLOW) {
-                        changes.accept(new Change.KubeletSocketCreated());
+                        changes.accept(new Kubelet.Change.KubeletStarted());
                         continue;
                     }
                     String name = event.context().toString();
-                    if (event.kind() == StandardWatchEventKinds.ENTRY_CREATE && name.equals(kubeletSocketName)) {
-                        changes.accept(new Change.KubeletSocketCreated());
+                    boolean kubelet = name.equals(kubeletSocketName);
+                    if (event.kind() == StandardWatchEventKinds.ENTRY_CREATE && kubelet) {
+                        changes.accept(new Kubelet.Change.KubeletStarted());
                     } else if (event.kind() == StandardWatchEventKinds.ENTRY_DELETE) {
-                        changes.accept(new Change.Deleted(name));
+                        changes.accept(kubelet ? new Kubelet.Change.KubeletStopped() : new Kubelet.Change.SocketDeleted(name));
                     }
                 }
                 if (!key.reset()) {
                     if (closing) {
                         return;
                     }
-                    LOG.warnf("%s is no longer watchable (deleted?); kubelet restarts are no longer noticed", directory);
+                    LOG.log(System.Logger.Level.WARNING, "{0} is no longer watchable (deleted?); kubelet restarts are no"
+                            + " longer noticed", directory);
                     return;
                 }
             }
@@ -90,7 +81,7 @@ public final class SocketDirectoryWatcher implements AutoCloseable {
         try {
             service.close();
         } catch (IOException e) {
-            LOG.debugf("closing the watch service: %s", e.getMessage());
+            LOG.log(System.Logger.Level.DEBUG, "closing the watch service: {0}", e.getMessage());
         }
         try {
             thread.join(2000);

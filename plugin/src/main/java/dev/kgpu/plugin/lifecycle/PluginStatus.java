@@ -1,7 +1,6 @@
 package dev.kgpu.plugin.lifecycle;
 
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -13,19 +12,19 @@ import java.util.Set;
  * @param serving         resources whose gRPC server runs
  * @param registered      resources the kubelet accepted since their server (re)started
  * @param registering     whether registration is wanted at all (a kubelet socket is configured)
- * @param problem         the last thing that went wrong and is not resolved, if any
- * @param starts          how many times the servers were (re)started
+ * @param problems        what keeps the plugin from serving everything it should, now
  */
 public record PluginStatus(boolean running, boolean devicesReadable, List<String> resources, Set<String> serving,
-                           Set<String> registered, boolean registering, Optional<String> problem, long starts) {
+                           Set<String> registered, boolean registering, List<Problem> problems) {
 
     public static final PluginStatus STARTING = new PluginStatus(false, false, List.of(), Set.of(), Set.of(), true,
-            Optional.of("starting"), 0);
+            List.of(new Problem.Starting()));
 
     public PluginStatus {
         resources = List.copyOf(resources);
         serving = Set.copyOf(serving);
         registered = Set.copyOf(registered);
+        problems = List.copyOf(problems);
     }
 
     /** Liveness: the supervisor runs and every planned resource is served. */
@@ -37,5 +36,75 @@ public record PluginStatus(boolean running, boolean devicesReadable, List<String
     public boolean ready() {
         return running && devicesReadable && !resources.isEmpty() && serving.containsAll(resources)
                 && (!registering || registered.containsAll(resources));
+    }
+
+    /** Something that keeps the plugin from serving everything it should; {@link #message()} says it in words. */
+    public sealed interface Problem {
+
+        String message();
+
+        /** The supervisor has not started the servers yet. */
+        record Starting() implements Problem {
+            @Override
+            public String message() {
+                return "starting";
+            }
+        }
+
+        /** The plugin stopped (SIGTERM): nothing is served. */
+        record Stopped() implements Problem {
+            @Override
+            public String message() {
+                return "stopped";
+            }
+        }
+
+        /** The driver did not answer: nothing is served. */
+        record DevicesUnreadable(String reason) implements Problem {
+            @Override
+            public String message() {
+                return reason;
+            }
+        }
+
+        /** The configuration cannot serve this node's devices (the plugin gives up). */
+        record Unservable(String reason) implements Problem {
+            @Override
+            public String message() {
+                return reason;
+            }
+        }
+
+        /** The devices were read and there is nothing to serve. */
+        record NoDevices() implements Problem {
+            @Override
+            public String message() {
+                return "no devices found";
+            }
+        }
+
+        /** A resource's gRPC server could not start; it is retried. */
+        record NotServed(String resource, String reason) implements Problem {
+            @Override
+            public String message() {
+                return "could not serve " + resource + ": " + reason;
+            }
+        }
+
+        /** A resource is served but not registered with the kubelet; it is retried. */
+        record NotRegistered(String resource, String reason) implements Problem {
+            @Override
+            public String message() {
+                return "could not register " + resource + ": " + reason;
+            }
+        }
+
+        /** SIGHUP brought settings the plugin refused; it runs on with the ones it had. */
+        record ReloadRejected(String reason) implements Problem {
+            @Override
+            public String message() {
+                return "reload rejected: " + reason;
+            }
+        }
     }
 }

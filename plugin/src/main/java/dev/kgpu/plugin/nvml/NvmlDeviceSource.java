@@ -9,6 +9,8 @@ import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.NvmlException;
 import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.nvml.TopologyLevel;
+import dev.kgpu.plugin.devices.DeviceEvents;
+import dev.kgpu.plugin.devices.DeviceProbe;
 import dev.kgpu.plugin.devices.DeviceSource;
 import dev.kgpu.plugin.devices.DeviceSourceException;
 import dev.kgpu.plugin.devices.Gpu;
@@ -17,9 +19,6 @@ import dev.kgpu.plugin.devices.MigInstance;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PcieProximity;
 import dev.kgpu.plugin.devices.PhysicalDevice;
-import dev.kgpu.plugin.health.DeviceProbe;
-import dev.kgpu.plugin.health.HealthSink;
-import org.jboss.logging.Logger;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,7 +37,7 @@ import java.util.Set;
  */
 public final class NvmlDeviceSource implements DeviceSource {
 
-    private static final Logger LOG = Logger.getLogger(NvmlDeviceSource.class);
+    private static final System.Logger LOG = System.getLogger(NvmlDeviceSource.class.getName());
 
     private final Nvml nvml;
     private final MigCapabilities capabilities;
@@ -165,7 +164,7 @@ public final class NvmlDeviceSource implements DeviceSource {
     }
 
     @Override
-    public Watch watch(List<PhysicalDevice> devices, HealthSink sink) {
+    public Watch watch(List<PhysicalDevice> devices, DeviceEvents events) {
         try {
             Set<String> gpuUuids = new LinkedHashSet<>();
             devices.forEach(d -> gpuUuids.add(d.gpuUuid()));
@@ -174,21 +173,22 @@ public final class NvmlDeviceSource implements DeviceSource {
                 gpus.add(nvml.deviceByUuid(uuid).orElseThrow(() -> new DeviceSourceException(
                         "NVML no longer lists " + uuid, null)));
             }
-            HealthMonitor monitor = nvml.startHealthMonitor(gpus, event -> deliver(event, sink));
-            monitor.unmonitoredDevices().forEach(d ->
-                    LOG.warnf("%s (%s) reports no health events; XIDs on it cannot be seen", d.uuid(), d.name()));
+            HealthMonitor monitor = nvml.startHealthMonitor(gpus, event -> deliver(event, events));
+            monitor.unmonitoredDevices().forEach(d -> LOG.log(System.Logger.Level.WARNING,
+                    "{0} ({1}) reports no health events; XIDs on it cannot be seen", d.uuid(), d.name()));
             return monitor::close;
         } catch (NvmlException e) {
             throw new DeviceSourceException("NVML could not watch health events: " + e.getMessage(), e);
         }
     }
 
-    private static void deliver(HealthEvent event, HealthSink sink) {
+    private static void deliver(HealthEvent event, DeviceEvents events) {
         switch (event) {
-            case HealthEvent.XidError xid -> sink.xid(xid.gpuUuid(), xid.xid(), xid.gpuInstanceId(), xid.computeInstanceId());
-            case HealthEvent.EccError ecc -> LOG.debugf("ECC event on %s (uncorrectable %s): XIDs decide health, as in NVIDIA's plugin",
+            case HealthEvent.XidError xid -> events.xid(xid.gpuUuid(), xid.xid(), xid.gpuInstanceId(), xid.computeInstanceId());
+            case HealthEvent.EccError ecc -> LOG.log(System.Logger.Level.DEBUG,
+                    "ECC event on {0} (uncorrectable {1}): XIDs decide health, as in NVIDIA''s plugin",
                     ecc.gpuUuid(), ecc.uncorrectable());
-            case HealthEvent.MonitorFailure failure -> sink.lost(failure.cause().getMessage());
+            case HealthEvent.MonitorFailure failure -> events.watchFailed(failure.cause().getMessage());
         }
     }
 

@@ -15,7 +15,6 @@ import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PhysicalDevice;
 import dev.kgpu.plugin.devices.PluginResource;
 import dev.kgpu.plugin.devices.Replication;
-import org.jboss.logging.Logger;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -48,7 +47,7 @@ import java.util.stream.Collectors;
  */
 public final class ConfiguredResourcePlanner implements ResourcePlanner {
 
-    private static final Logger LOG = Logger.getLogger(ConfiguredResourcePlanner.class);
+    private static final System.Logger LOG = System.getLogger(ConfiguredResourcePlanner.class.getName());
     public static final String GPU_RESOURCE = "nvidia.com/gpu";
 
     private final Config config;
@@ -56,8 +55,8 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
     public ConfiguredResourcePlanner(Config config) {
         this.config = Objects.requireNonNull(config, "config");
         if (!config.resources().gpus().isEmpty() || !config.resources().mig().isEmpty()) {
-            LOG.warn("resources: custom resource names are ignored, as in NVIDIA's plugin v0.20; "
-                    + "GPUs are nvidia.com/gpu and MIG devices nvidia.com/mig-<profile>");
+            LOG.log(System.Logger.Level.WARNING, "resources: custom resource names are ignored, as in NVIDIA's plugin"
+                    + " v0.20; GPUs are nvidia.com/gpu and MIG devices nvidia.com/mig-<profile>");
         }
     }
 
@@ -89,9 +88,9 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
                 for (Gpu gpu : gpus) {
                     for (MigInstance mig : gpu.migDevices()) {
                         if (!spansGpuInstance(mig.profile())) {
-                            LOG.warnf("MIG device %s (%s on GPU %d) is not advertised: under migStrategy 'mixed' only"
-                                    + " profiles whose compute instance spans the GPU instance have a resource",
-                                    mig.uuid(), mig.profile(), gpu.index());
+                            LOG.log(System.Logger.Level.WARNING, ("MIG device %s (%s on GPU %d) is not advertised: under"
+                                    + " migStrategy 'mixed' only profiles whose compute instance spans the GPU instance"
+                                    + " have a resource").formatted(mig.uuid(), mig.profile(), gpu.index()));
                             continue;
                         }
                         migs.computeIfAbsent(Resources.defaultMigResourceName(mig.profile()).value(), n -> new ArrayList<>())
@@ -162,7 +161,8 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
             String property = section + ".resources[" + i + "]";
             List<PhysicalDevice> devices = base.getOrDefault(entry.name().value(), List.of());
             if (devices.isEmpty()) {
-                LOG.warnf("%s.name '%s' matches no device on this node; nothing is shared for it", property, entry.name());
+                LOG.log(System.Logger.Level.WARNING, "%s.name '%s' matches no device on this node; nothing is shared for it"
+                        .formatted(property, entry.name()));
                 continue;
             }
             if (mps) {

@@ -6,14 +6,18 @@ import dev.kgpu.plugin.testing.kubelet.PodSpec;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import jakarta.inject.Inject;
+import dev.kgpu.plugin.settings.PluginSettings;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.function.Function;
 
 import static dev.kgpu.plugin.testing.Await.until;
 import static io.restassured.RestAssured.given;
@@ -21,23 +25,33 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 
 /**
- * The Quarkus application as the DaemonSet runs it (mock NVML, default profile rtx3060): it starts without
- * a kubelet, serves and reports live but not ready, registers once a kubelet appears, and counts what it
- * does at /q/metrics.
+ * The Quarkus application (mock NVML, default profile rtx3060), started from its settings as
+ * {@code PluginMain} starts it (a {@code @QuarkusTest} does not run the entry point; {@code PackagedPluginIT}
+ * runs it whole): it starts without a kubelet, serves and reports live but not ready, registers once a
+ * kubelet appears, and counts what it does at /q/metrics.
  */
 @QuarkusTest
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PluginApplicationTest {
 
     /** %test.KUBELET_SOCKET in application.properties. */
     static final Path DEVICE_PLUGINS = Path.of("target/kgpu-test/device-plugins");
-    static KubeletSimulator kubelet;
+    KubeletSimulator kubelet;
 
     @Inject
-    PluginLifecycle lifecycle;
+    PluginWiring plugin;
+
+    @BeforeAll
+    void startThePlugin() {
+        String[] args = {};
+        Function<String, String> environment = PluginEnvironment.get();
+        plugin.start(PluginSettings.load(args, environment), () -> PluginSettings.load(args, environment));
+    }
 
     @AfterAll
-    static void stopKubelet() {
+    void stopThePluginAndTheKubelet() {
+        assertThat(plugin.stop()).isZero();
         if (kubelet != null) {
             kubelet.close();
         }
@@ -50,8 +64,7 @@ class PluginApplicationTest {
     @Test
     @Order(1)
     void servesAndIsLiveButNotReadyWithoutAKubelet() {
-        until(() -> lifecycle.supervisor().status().live() && !lifecycle.supervisor().status().resources().isEmpty(),
-                "the plugin serving nvidia.com/gpu");
+        until(() -> plugin.status().live() && !plugin.status().resources().isEmpty(), "the plugin serving nvidia.com/gpu");
         assertThat(status("/q/health/live")).isEqualTo(200);
         given().when().get("/q/health/ready").then().statusCode(503)
                 .body(containsString("kubelet socket"));

@@ -1,5 +1,7 @@
 package dev.kgpu.plugin.health;
 
+import dev.kgpu.config.HealthChecks;
+import dev.kgpu.plugin.devices.DeviceProbe;
 import dev.kgpu.plugin.devices.Gpu;
 import dev.kgpu.plugin.devices.PhysicalDevice;
 import dev.kgpu.plugin.testing.Devices;
@@ -23,7 +25,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HealthTrackerTest {
 
     private static final Duration QUIET = Duration.ofSeconds(60);
-    private static final java.util.function.LongPredicate DEFAULT_CRITICAL = HealthPolicy.defaults().critical();
 
     final TestClock clock = new TestClock();
     final Set<String> failingProbes = new HashSet<>();
@@ -36,38 +37,53 @@ class HealthTrackerTest {
 
     @BeforeEach
     void track() {
-        tracker = tracker(new HealthPolicy(DEFAULT_CRITICAL, true, QUIET, Set.of()));
+        tracker = tracker(new HealthPolicy(HealthChecks.DEFAULT, QUIET, Set.of()));
         tracker.track(List.of(gpu0, gpu1));
     }
 
     HealthTracker tracker(HealthPolicy policy) {
-        return new HealthTracker(policy, clock, probe, published::addAll);
+        HealthTracker created = new HealthTracker(policy, clock);
+        created.addListener(published::addAll);
+        return created;
+    }
+
+    void xid(String gpuUuid, long xid) {
+        tracker.onXid(gpuUuid, xid, OptionalInt.empty(), OptionalInt.empty());
+    }
+
+    HealthTracker.CheckResult check() {
+        return tracker.check(probe);
+    }
+
+    /** The reason of the last transition that marked {@code uuid} Unhealthy. */
+    String whyUnhealthy(String uuid) {
+        return published.stream().filter(t -> t.uuid().equals(uuid) && !t.healthy()).reduce((a, b) -> b)
+                .orElseThrow().reason();
     }
 
     @Test
     void criticalXidMarksOnlyThatGpuAtOnce() {
-        List<HealthTransition> transitions = tracker.onXid(gpu0.uuid(), 94, OptionalInt.empty(), OptionalInt.empty());
+        xid(gpu0.uuid(), 94);
 
-        assertThat(transitions).singleElement().satisfies(t -> {
+        assertThat(published).singleElement().satisfies(t -> {
             assertThat(t.uuid()).isEqualTo(gpu0.uuid());
             assertThat(t.healthy()).isFalse();
             assertThat(t.reason()).isEqualTo("XID 94");
         });
-        assertThat(published).isEqualTo(transitions);
         assertThat(tracker.isHealthy(gpu0.uuid())).isFalse();
         assertThat(tracker.isHealthy(gpu1.uuid())).isTrue();
     }
 
     @Test
     void recoverableXidRecoversAfterTheQuietPeriodAndASuccessfulProbe() {
-        tracker.onXid(gpu0.uuid(), 94, OptionalInt.empty(), OptionalInt.empty());
+        xid(gpu0.uuid(), 94);
 
         clock.advance(QUIET.minusSeconds(1));
-        assertThat(tracker.check().recovered()).isEmpty();
+        assertThat(check().recovered()).isEmpty();
         assertThat(tracker.isHealthy(gpu0.uuid())).isFalse();
 
         clock.advance(Duration.ofSeconds(1));
-        HealthTracker.CheckResult result = tracker.check();
+        HealthTracker.CheckResult result = check();
 
         assertThat(result.recovered()).singleElement().satisfies(t -> {
             assertThat(t.uuid()).isEqualTo(gpu0.uuid());
@@ -80,29 +96,30 @@ class HealthTrackerTest {
 
     @Test
     void aNewXidRestartsTheQuietPeriod() {
-        tracker.onXid(gpu0.uuid(), 94, OptionalInt.empty(), OptionalInt.empty());
+        xid(gpu0.uuid(), 94);
         clock.advance(Duration.ofSeconds(50));
-        assertThat(tracker.onXid(gpu0.uuid(), 92, OptionalInt.empty(), OptionalInt.empty())).isEmpty();
+        xid(gpu0.uuid(), 92);
+        assertThat(published).as("already Unhealthy: no new transition").hasSize(1);
 
         clock.advance(Duration.ofSeconds(50));
-        assertThat(tracker.check().recovered()).isEmpty();
+        assertThat(check().recovered()).isEmpty();
         clock.advance(Duration.ofSeconds(10));
-        assertThat(tracker.check().recovered()).hasSize(1);
+        assertThat(check().recovered()).hasSize(1);
     }
 
     @Test
     void aDeviceThatDoesNotAnswerStaysUnhealthyAndIsProbedAgainLater() {
-        tracker.onXid(gpu0.uuid(), 94, OptionalInt.empty(), OptionalInt.empty());
+        xid(gpu0.uuid(), 94);
         failingProbes.add(gpu0.uuid());
         clock.advance(QUIET);
 
-        HealthTracker.CheckResult result = tracker.check();
+        HealthTracker.CheckResult result = check();
         assertThat(result.recovered()).isEmpty();
         assertThat(result.stillFailing()).singleElement().asString().contains("GPU is lost");
 
         failingProbes.clear();
         clock.advance(Duration.ofSeconds(5));
-        assertThat(tracker.check().recovered()).hasSize(1);
+        assertThat(check().recovered()).hasSize(1);
     }
 
     @ParameterizedTest(name = "XID {0} needs a reset")
@@ -111,61 +128,67 @@ class HealthTrackerTest {
         tracker.onXid(gpu0.uuid(), xid, OptionalInt.empty(), OptionalInt.empty());
         clock.advance(Duration.ofDays(1));
 
-        assertThat(tracker.check().recovered()).isEmpty();
-        assertThat(tracker.unhealthyReason(gpu0.uuid())).get().asString().contains("needs a GPU reset");
+        assertThat(check().recovered()).isEmpty();
+        assertThat(tracker.isHealthy(gpu0.uuid())).isFalse();
+        assertThat(whyUnhealthy(gpu0.uuid())).contains("needs a GPU reset");
     }
 
     @Test
     void aResetXidOnARecoveringDeviceKeepsItDown() {
-        tracker.onXid(gpu0.uuid(), 94, OptionalInt.empty(), OptionalInt.empty());
-        tracker.onXid(gpu0.uuid(), 79, OptionalInt.empty(), OptionalInt.empty());
-        tracker.onXid(gpu0.uuid(), 94, OptionalInt.empty(), OptionalInt.empty());
+        xid(gpu0.uuid(), 94);
+        xid(gpu0.uuid(), 79);
+        xid(gpu0.uuid(), 94);
         clock.advance(Duration.ofDays(1));
 
-        assertThat(tracker.check().recovered()).isEmpty();
-        assertThat(tracker.unhealthyReason(gpu0.uuid())).contains("XID 79 (needs a GPU reset: GPU has fallen off the bus)");
+        assertThat(check().recovered()).isEmpty();
+        assertThat(tracker.isHealthy(gpu0.uuid())).isFalse();
     }
 
     @Test
     void operatorMayAllowAResetXidToRecover() {
-        tracker = tracker(new HealthPolicy(DEFAULT_CRITICAL, true, QUIET, Set.of(48L)));
+        tracker = tracker(new HealthPolicy(HealthChecks.DEFAULT, QUIET, Set.of(48L)));
         tracker.track(List.of(gpu0));
-        tracker.onXid(gpu0.uuid(), 48, OptionalInt.empty(), OptionalInt.empty());
+        xid(gpu0.uuid(), 48);
         clock.advance(QUIET);
 
-        assertThat(tracker.check().recovered()).hasSize(1);
+        assertThat(check().recovered()).hasSize(1);
     }
 
     @Test
     void aZeroQuietPeriodTurnsRecoveryOff() {
-        tracker = tracker(new HealthPolicy(DEFAULT_CRITICAL, true, Duration.ZERO, Set.of()));
+        tracker = tracker(new HealthPolicy(HealthChecks.DEFAULT, Duration.ZERO, Set.of()));
         tracker.track(List.of(gpu0));
-        tracker.onXid(gpu0.uuid(), 94, OptionalInt.empty(), OptionalInt.empty());
+        xid(gpu0.uuid(), 94);
         clock.advance(Duration.ofDays(1));
 
-        assertThat(tracker.check().recovered()).isEmpty();
+        assertThat(check().recovered()).isEmpty();
     }
 
     @ParameterizedTest(name = "XID {0} is ignored by default")
     @ValueSource(longs = {13, 31, 43, 45, 68, 109})
     void nvidiasIgnoredXidsChangeNothing(long xid) {
-        assertThat(tracker.onXid(gpu0.uuid(), xid, OptionalInt.empty(), OptionalInt.empty())).isEmpty();
+        xid(gpu0.uuid(), xid);
+
+        assertThat(published).isEmpty();
         assertThat(tracker.isHealthy(gpu0.uuid())).isTrue();
     }
 
     @Test
     void aPolicyDecidesWhichXidsCount() {
-        // DP_DISABLE_HEALTHCHECKS=all with DP_ENABLE_HEALTHCHECKS=13, as the config package maps it
-        tracker = tracker(new HealthPolicy(xid -> xid == 13, true, QUIET, Set.of()));
+        // DP_DISABLE_HEALTHCHECKS=all with DP_ENABLE_HEALTHCHECKS=13
+        tracker = tracker(new HealthPolicy(new HealthChecks(true, Set.of(), false, Set.of(13L)), QUIET, Set.of()));
         tracker.track(List.of(gpu0));
 
-        assertThat(tracker.onXid(gpu0.uuid(), 79, OptionalInt.empty(), OptionalInt.empty())).isEmpty();
-        assertThat(tracker.onXid(gpu0.uuid(), 13, OptionalInt.empty(), OptionalInt.empty())).hasSize(1);
+        xid(gpu0.uuid(), 79);
+        assertThat(published).isEmpty();
+        xid(gpu0.uuid(), 13);
+        assertThat(published).extracting(HealthTransition::reason).containsExactly("XID 13");
     }
 
     @Test
     void unknownGpusAreIgnored() {
-        assertThat(tracker.onXid("GPU-unknown", 79, OptionalInt.empty(), OptionalInt.empty())).isEmpty();
+        xid("GPU-unknown", 79);
+
         assertThat(published).isEmpty();
     }
 
@@ -175,11 +198,12 @@ class HealthTrackerTest {
         List<PhysicalDevice> devices = new ArrayList<>(mig.migDevices());
         tracker.track(devices);
 
-        List<HealthTransition> one = tracker.onXid(mig.uuid(), 94, OptionalInt.of(2), OptionalInt.of(0));
-        assertThat(one).extracting(HealthTransition::uuid).containsExactly(mig.migDevices().get(1).uuid());
+        tracker.onXid(mig.uuid(), 94, OptionalInt.of(2), OptionalInt.of(0));
+        assertThat(published).extracting(HealthTransition::uuid).containsExactly(mig.migDevices().get(1).uuid());
 
-        List<HealthTransition> all = tracker.onXid(mig.uuid(), 94, OptionalInt.empty(), OptionalInt.empty());
-        assertThat(all).extracting(HealthTransition::uuid)
+        published.clear();
+        tracker.onXid(mig.uuid(), 94, OptionalInt.empty(), OptionalInt.empty());
+        assertThat(published).extracting(HealthTransition::uuid)
                 .containsExactly(mig.migDevices().get(0).uuid(), mig.migDevices().get(2).uuid());
     }
 
@@ -188,25 +212,25 @@ class HealthTrackerTest {
         failingProbes.add(gpu0.uuid());
         failingProbes.add(gpu1.uuid());
 
-        assertThat(tracker.onNvmlLost("nvmlEventSetWait: GPU is lost")).hasSize(2);
-        assertThat(tracker.nvmlLost()).isTrue();
-        HealthTracker.CheckResult stillDown = tracker.check();
+        tracker.onNvmlLost("nvmlEventSetWait: GPU is lost");
+        assertThat(published).hasSize(2).allSatisfy(t -> assertThat(t.reason()).isEqualTo("NVML lost: nvmlEventSetWait: GPU is lost"));
+        HealthTracker.CheckResult stillDown = check();
         assertThat(stillDown.recovered()).isEmpty();
         assertThat(stillDown.nvmlRestored()).isFalse();
 
         failingProbes.clear();
-        HealthTracker.CheckResult back = tracker.check();
+        HealthTracker.CheckResult back = check();
         assertThat(back.recovered()).hasSize(2);
         assertThat(back.nvmlRestored()).isTrue();
-        assertThat(tracker.nvmlLost()).isFalse();
+        assertThat(check().nvmlRestored()).as("restored once").isFalse();
     }
 
     @Test
     void aDeviceWithAnXidStaysDownWhenNvmlComesBack() {
-        tracker.onXid(gpu0.uuid(), 79, OptionalInt.empty(), OptionalInt.empty());
+        xid(gpu0.uuid(), 79);
         tracker.onNvmlLost("driver unloaded");
 
-        HealthTracker.CheckResult back = tracker.check();
+        HealthTracker.CheckResult back = check();
 
         assertThat(back.recovered()).extracting(HealthTransition::uuid).containsExactly(gpu1.uuid());
         assertThat(tracker.isHealthy(gpu0.uuid())).isFalse();
@@ -216,7 +240,7 @@ class HealthTrackerTest {
     void aHealthyDeviceThatStopsAnsweringTurnsUnhealthyAtOnceAndBackWhenItAnswers() {
         failingProbes.add(gpu1.uuid());
 
-        HealthTracker.CheckResult down = tracker.check();
+        HealthTracker.CheckResult down = check();
         assertThat(down.transitions()).singleElement().satisfies(t -> {
             assertThat(t.uuid()).isEqualTo(gpu1.uuid());
             assertThat(t.healthy()).isFalse();
@@ -224,12 +248,12 @@ class HealthTrackerTest {
         });
 
         failingProbes.clear();
-        assertThat(tracker.check().recovered()).extracting(HealthTransition::uuid).containsExactly(gpu1.uuid());
+        assertThat(check().recovered()).extracting(HealthTransition::uuid).containsExactly(gpu1.uuid());
     }
 
     @Test
     void retrackingKeepsTheStateOfKnownDevices() {
-        tracker.onXid(gpu0.uuid(), 79, OptionalInt.empty(), OptionalInt.empty());
+        xid(gpu0.uuid(), 79);
         tracker.track(List.of(gpu0, gpu1, Devices.gpu(2)));
 
         assertThat(tracker.isHealthy(gpu0.uuid())).isFalse();

@@ -3,6 +3,10 @@ package dev.kgpu.plugin.it;
 import dev.kgpu.nvml.NvmlReturnCode;
 import dev.kgpu.nvml.testing.MockProfile;
 import dev.kgpu.plugin.health.HealthPolicy;
+import dev.kgpu.plugin.health.HealthTracker;
+import dev.kgpu.plugin.health.HealthTransition;
+import dev.kgpu.plugin.lifecycle.PluginMetrics;
+import dev.kgpu.plugin.lifecycle.PluginStatus.Problem;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.plugin.testing.kubelet.ResourceState;
@@ -13,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,8 +35,9 @@ class HealthIT {
 
     @Test
     void anXidThatNeedsAResetKeepsTheGpuDownUnlessTheOperatorAllowsIt() {
+        Transitions transitions = new Transitions();
         try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).profile("dgx-a100")
-                .env("KGPU_HEALTH_RECOVERABLE_XIDS", "48").start()) {
+                .env("KGPU_HEALTH_RECOVERABLE_XIDS", "48").metrics(transitions).start()) {
             plugin.await(GPU, r -> r.allocatable() == 8);
 
             plugin.mock.injectXid(plugin.gpuUuid(0), 79);
@@ -42,8 +48,11 @@ class HealthIT {
 
             ResourceState state = plugin.await(GPU, r -> r.allocatable() == 7);
             assertThat(state.unhealthyIds()).containsExactly(plugin.gpuUuid(0));
-            assertThat(plugin.supervisor.health().unhealthyReason(plugin.gpuUuid(0)))
-                    .contains("XID 79 (needs a GPU reset: GPU has fallen off the bus)");
+            assertThat(transitions.of(plugin.gpuUuid(0))).singleElement().satisfies(t -> {
+                assertThat(t.healthy()).isFalse();
+                assertThat(t.reason()).isEqualTo("XID 79 (needs a GPU reset: GPU has fallen off the bus)");
+            });
+            assertThat(transitions.of(plugin.gpuUuid(1))).extracting(HealthTransition::healthy).containsExactly(false, true);
         }
     }
 
@@ -91,14 +100,19 @@ class HealthIT {
 
     @Test
     void dpDisableHealthchecksAllWatchesNoEvents() {
-        try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).env("DP_DISABLE_HEALTHCHECKS", "all").start()) {
+        Transitions transitions = new Transitions();
+        try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).env("DP_DISABLE_HEALTHCHECKS", "all")
+                .metrics(transitions).start()) {
             plugin.await(GPU, r -> r.allocatable() == 1);
             Await.until(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().equals("nvml-health-events")),
                     "no NVML event thread");
 
             plugin.mock.injectXid(plugin.gpuUuid(0), 79);
 
-            assertThat(plugin.supervisor.health().isHealthy(plugin.gpuUuid(0))).isTrue();
+            // with no event thread nothing reads the XID: nothing can change later
+            assertThat(plugin.supervisor.checkHealthNow().transitions()).isEmpty();
+            assertThat(transitions.seen).isEmpty();
+            assertThat(plugin.kubelet.resource(GPU).orElseThrow().allocatable()).isEqualTo(1);
         }
     }
 
@@ -145,12 +159,13 @@ class HealthIT {
 
             ResourceState down = plugin.await(GPU, r -> r.allocatable() == 0);
             assertThat(down.capacity()).isEqualTo(8);
-            plugin.supervisor.checkHealthNow();
-            assertThat(plugin.supervisor.health().nvmlLost()).isTrue();
+            HealthTracker.CheckResult stillLost = plugin.supervisor.checkHealthNow();
+            assertThat(stillLost.nvmlRestored()).isFalse();
+            assertThat(stillLost.stillFailing()).hasSize(8);
             assertThat(plugin.supervisor.status().ready()).as("still registered: the kubelet sees Unhealthy devices").isTrue();
 
             plugin.mock.clearFailures();
-            plugin.supervisor.checkHealthNow();
+            assertThat(plugin.supervisor.checkHealthNow().nvmlRestored()).isTrue();
             plugin.await(GPU, r -> r.allocatable() == 8);
 
             // the event monitor runs again: a new XID is seen
@@ -167,10 +182,13 @@ class HealthIT {
             plugin.await(GPU, r -> r.allocatable() == 1);
 
             plugin.mock.failNext("nvmlDeviceGetMemoryInfo_v2", NvmlReturnCode.ERROR_GPU_IS_LOST, -1);
-            plugin.supervisor.checkHealthNow();
+            HealthTracker.CheckResult down = plugin.supervisor.checkHealthNow();
+            assertThat(down.transitions()).singleElement().satisfies(t -> {
+                assertThat(t.uuid()).isEqualTo(plugin.gpuUuid(0));
+                assertThat(t.healthy()).isFalse();
+                assertThat(t.reason()).contains("NVML probe failed").contains("GPU is lost");
+            });
             plugin.await(GPU, r -> r.allocatable() == 0);
-            assertThat(plugin.supervisor.health().unhealthyReason(plugin.gpuUuid(0))).get().asString()
-                    .contains("NVML probe failed").contains("GPU is lost");
 
             plugin.mock.clearFailures();
             plugin.supervisor.checkHealthNow();
@@ -181,14 +199,14 @@ class HealthIT {
     @Test
     void nvmlFailingAtStartRegistersNothingAndRetries() {
         try (MockNvmlPlugin plugin = startWithBrokenNvml("false")) {
-            Await.until(() -> plugin.supervisor.status().problem().filter(p -> p.contains("NVML could not start")).isPresent(),
-                    "the NVML failure reported");
+            Await.until(() -> plugin.supervisor.status().problems().stream().anyMatch(p ->
+                    p instanceof Problem.DevicesUnreadable u && u.reason().startsWith("NVML could not start")), "the NVML failure reported");
             assertThat(plugin.kubelet.resources()).isEmpty();
             assertThat(plugin.supervisor.status().ready()).isFalse();
             assertThat(plugin.fatal).isEmpty();
 
+            // the next retry (at most 0.5 s away in MockNvmlPlugin) finds NVML working
             plugin.mock.clearFailures();
-            plugin.supervisor.retryNow();
 
             plugin.await(GPU, r -> r.allocatable() == 1);
             Await.until(() -> plugin.supervisor.status().ready(), "readiness");
@@ -201,6 +219,20 @@ class HealthIT {
             Await.until(() -> !plugin.fatal.isEmpty(), "the supervisor giving up");
             assertThat(plugin.fatal).singleElement().asString().startsWith("NVML could not start: nvmlInit_v2");
             assertThat(plugin.kubelet.resources()).isEmpty();
+        }
+    }
+
+    /** The health transitions the plugin counted, in order. */
+    static final class Transitions implements PluginMetrics {
+        final List<HealthTransition> seen = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void healthTransition(HealthTransition transition) {
+            seen.add(transition);
+        }
+
+        List<HealthTransition> of(String uuid) {
+            return seen.stream().filter(t -> t.uuid().equals(uuid)).toList();
         }
     }
 

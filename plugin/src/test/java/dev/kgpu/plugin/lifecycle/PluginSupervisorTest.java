@@ -1,5 +1,10 @@
 package dev.kgpu.plugin.lifecycle;
 
+import dev.kgpu.agent.Backoff;
+import dev.kgpu.config.HealthChecks;
+import dev.kgpu.config.InvalidConfigException;
+import dev.kgpu.config.ValidationFailure;
+import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.plugin.allocation.AllocationSettings;
 import dev.kgpu.plugin.allocation.SharedAllocationPolicy;
 import dev.kgpu.plugin.devices.AdvertisedDevice;
@@ -8,9 +13,12 @@ import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PluginResource;
 import dev.kgpu.plugin.devices.Replication;
 import dev.kgpu.plugin.health.HealthPolicy;
-import dev.kgpu.plugin.resources.PluginEvents;
+import dev.kgpu.plugin.health.HealthTracker;
+import dev.kgpu.plugin.kubelet.GrpcKubelet;
+import dev.kgpu.plugin.lifecycle.PluginStatus.Problem;
 import dev.kgpu.plugin.resources.ResourcePlanException;
 import dev.kgpu.plugin.resources.ResourcePlanner;
+import dev.kgpu.plugin.settings.PluginSettings;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.Devices;
 import dev.kgpu.plugin.testing.FakeDeviceSource;
@@ -28,15 +36,17 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The supervisor's lifecycle against the kubelet simulator with an in-memory device source: everything
- * here runs without NVML. The same scenarios run on the mock NVML in {@code PluginMockNvmlIT}.
+ * here runs without NVML. The same scenarios run on the mock NVML in the ITs of {@code dev.kgpu.plugin.it}.
  */
 class PluginSupervisorTest {
 
@@ -49,7 +59,8 @@ class PluginSupervisorTest {
     final List<Gpu> gpus = IntStream.range(0, 2).mapToObj(Devices::gpu).toList();
     final FakeDeviceSource devices = new FakeDeviceSource(NodeInventory.withoutTopology(gpus));
     final List<String> fatal = new CopyOnWriteArrayList<>();
-    final AtomicReference<SetupReload> nextReload = new AtomicReference<>();
+    final List<String> served = new CopyOnWriteArrayList<>();
+    final AtomicReference<Supplier<PluginSettings>> nextReload = new AtomicReference<>();
     KubeletSimulator kubelet;
     PluginSupervisor supervisor;
 
@@ -69,17 +80,37 @@ class PluginSupervisorTest {
         };
     }
 
-    PluginSetup setup(ResourcePlanner planner, boolean failOnInitError) {
-        return new PluginSetup(Optional.of(dir.resolve("kubelet.sock")), dir, failOnInitError, planner,
-                AllocationSettings.defaults(), SharedAllocationPolicy.DISTRIBUTED, "{}");
+    PluginSettings settings(ResourcePlanner planner, boolean failOnInitError) {
+        return new PluginSettings(Optional.of(dir.resolve("kubelet.sock")), dir, failOnInitError, planner,
+                AllocationSettings.defaults(), SharedAllocationPolicy.DISTRIBUTED,
+                new HealthPolicy(HealthChecks.DEFAULT, HealthPolicy.DEFAULT_QUIET_PERIOD, Set.of()), Duration.ofHours(1),
+                NvmlOptions.defaults(), "{}", List.of());
     }
 
-    PluginSupervisor start(PluginSetup setup) {
-        supervisor = new PluginSupervisor(setup, nextReload::get, devices, HealthPolicy.defaults(), clock,
-                PluginEvents.NONE, new PluginSupervisor.Timing(Duration.ofHours(1), Duration.ofMillis(50), Duration.ofSeconds(1)),
-                fatal::add);
+    /** Tells which resources each start served, and each stop. */
+    final class Recorder implements LifecycleListener {
+        @Override
+        public void serving(PluginSettings settings, NodeInventory inventory, List<PluginResource> resources) {
+            served.add(resources.stream().map(r -> r.name() + "=" + r.devices().size()).toList().toString());
+        }
+
+        @Override
+        public void stopped() {
+            served.add("stopped");
+        }
+    }
+
+    PluginSupervisor start(PluginSettings settings) {
+        supervisor = new PluginSupervisor(settings, () -> nextReload.get().get(), devices,
+                new GrpcKubelet(settings.socketDirectory(), settings.kubeletSocket(), PluginMetrics.NONE), clock,
+                PluginMetrics.NONE, new Backoff.Policy(Duration.ofMillis(50), Duration.ofSeconds(1)),
+                List.of(new Recorder()), fatal::add);
         supervisor.start();
         return supervisor;
+    }
+
+    boolean hasProblem(Class<? extends Problem> kind, String text) {
+        return supervisor.status().problems().stream().anyMatch(p -> kind.isInstance(p) && p.message().contains(text));
     }
 
     @AfterEach
@@ -99,7 +130,7 @@ class PluginSupervisorTest {
     @Test
     void registersEveryGpuAndBecomesReady() {
         kubelet = KubeletSimulator.start(dir);
-        start(setup(planner(1), true));
+        start(settings(planner(1), true));
 
         ResourceState state = awaitGpus(r -> r.allocatable() == 2);
         assertThat(state.endpoint()).isEqualTo("nvidia-gpu.sock");
@@ -112,7 +143,7 @@ class PluginSupervisorTest {
 
     @Test
     void startsWithoutAKubeletAndRegistersWhenItAppears() throws Exception {
-        start(setup(planner(1), true));
+        start(settings(planner(1), true));
         Await.until(() -> supervisor.status().serving().contains(GPU), "serving without a kubelet");
         assertThat(supervisor.status().ready()).isFalse();
         assertThat(supervisor.status().live()).isTrue();
@@ -126,7 +157,7 @@ class PluginSupervisorTest {
     @Test
     void anXidMarksTheGpuUnhealthyAndItRecoversAfterTheQuietPeriod() {
         kubelet = KubeletSimulator.start(dir);
-        start(setup(planner(1), true));
+        start(settings(planner(1), true));
         awaitGpus(r -> r.allocatable() == 2);
         Await.until(devices::watching, "the health watch");
 
@@ -136,11 +167,10 @@ class PluginSupervisorTest {
         assertThat(down.unhealthyIds()).containsExactly(gpus.get(0).uuid());
         assertThat(down.capacity()).isEqualTo(2);
 
-        supervisor.checkHealthNow();
-        assertThat(supervisor.health().isHealthy(gpus.get(0).uuid())).as("still inside the quiet period").isFalse();
+        assertThat(supervisor.checkHealthNow().recovered()).as("still inside the quiet period").isEmpty();
 
         clock.advance(HealthPolicy.DEFAULT_QUIET_PERIOD);
-        supervisor.checkHealthNow();
+        assertThat(supervisor.checkHealthNow().recovered()).extracting(t -> t.uuid()).containsExactly(gpus.get(0).uuid());
 
         awaitGpus(r -> r.allocatable() == 2);
     }
@@ -148,7 +178,7 @@ class PluginSupervisorTest {
     @Test
     void losingNvmlMarksEverythingUnhealthyUntilProbesAnswer() {
         kubelet = KubeletSimulator.start(dir);
-        start(setup(planner(1), true));
+        start(settings(planner(1), true));
         awaitGpus(r -> r.allocatable() == 2);
         Await.until(devices::watching, "the health watch");
         gpus.forEach(g -> devices.failProbe(g.uuid()));
@@ -156,11 +186,12 @@ class PluginSupervisorTest {
         devices.loseNvml("nvmlEventSetWait_v2: Driver Not Loaded");
 
         awaitGpus(r -> r.allocatable() == 0 && r.capacity() == 2);
-        supervisor.checkHealthNow();
-        assertThat(supervisor.health().nvmlLost()).isTrue();
+        HealthTracker.CheckResult stillLost = supervisor.checkHealthNow();
+        assertThat(stillLost.nvmlRestored()).isFalse();
+        assertThat(stillLost.recovered()).isEmpty();
 
         devices.answerProbes();
-        supervisor.checkHealthNow();
+        assertThat(supervisor.checkHealthNow().nvmlRestored()).isTrue();
 
         awaitGpus(r -> r.allocatable() == 2);
         Await.until(devices::watching, "the health watch restarted");
@@ -170,7 +201,7 @@ class PluginSupervisorTest {
     @Test
     void aKubeletRestartLeadsToANewRegistration() {
         kubelet = KubeletSimulator.start(dir);
-        start(setup(planner(1), true));
+        start(settings(planner(1), true));
         awaitGpus(r -> r.allocatable() == 2);
 
         kubelet.restart();
@@ -183,7 +214,7 @@ class PluginSupervisorTest {
     @Test
     void aDeletedPluginSocketIsServedAgain() throws Exception {
         kubelet = KubeletSimulator.start(dir);
-        start(setup(planner(1), true));
+        start(settings(planner(1), true));
         awaitGpus(r -> r.allocatable() == 2);
 
         Files.delete(dir.resolve("nvidia-gpu.sock"));
@@ -196,16 +227,17 @@ class PluginSupervisorTest {
     void unreadableDevicesRegisterNothingAndAreRetried() {
         kubelet = KubeletSimulator.start(dir);
         devices.failOpen("NVML could not start: Driver Not Loaded");
-        start(setup(planner(1), false));
+        start(settings(planner(1), false));
 
         Await.until(() -> devices.opens.get() >= 2, "a retry");
         assertThat(kubelet.resources()).isEmpty();
         assertThat(supervisor.status().ready()).isFalse();
-        assertThat(supervisor.status().problem()).contains("NVML could not start: Driver Not Loaded");
+        assertThat(supervisor.status().problems())
+                .containsExactly(new Problem.DevicesUnreadable("NVML could not start: Driver Not Loaded"));
         assertThat(fatal).isEmpty();
 
+        // a later retry (the backoff stops at 1 s here) finds the devices
         devices.failOpen(null);
-        supervisor.retryNow();
 
         awaitGpus(r -> r.allocatable() == 2);
         Await.until(() -> supervisor.status().ready(), "readiness");
@@ -214,7 +246,7 @@ class PluginSupervisorTest {
     @Test
     void unreadableDevicesWithFailOnInitErrorAskToExit() {
         devices.failOpen("NVML could not start: Driver Not Loaded");
-        start(setup(planner(1), true));
+        start(settings(planner(1), true));
 
         Await.until(() -> !fatal.isEmpty(), "the fatal callback");
         assertThat(fatal).containsExactly("NVML could not start: Driver Not Loaded");
@@ -225,7 +257,7 @@ class PluginSupervisorTest {
         ResourcePlanner impossible = inventory -> {
             throw new ResourcePlanException("flags.migStrategy was 'single' but it needs identical MIG devices");
         };
-        start(setup(impossible, false));
+        start(settings(impossible, false));
 
         Await.until(() -> !fatal.isEmpty(), "the fatal callback");
         assertThat(fatal).containsExactly("flags.migStrategy was 'single' but it needs identical MIG devices");
@@ -234,35 +266,40 @@ class PluginSupervisorTest {
     @Test
     void sighupRestartsWithTheNewConfigAndABadOneKeepsTheRunningConfig() {
         kubelet = KubeletSimulator.start(dir);
-        start(setup(planner(1), true));
+        start(settings(planner(1), true));
         awaitGpus(r -> r.allocatable() == 2);
 
-        nextReload.set(new SetupReload.Loaded(setup(planner(4), true)));
+        nextReload.set(() -> settings(planner(4), true));
         supervisor.reload();
         awaitGpus(r -> r.allocatable() == 8);
+        Await.until(() -> served.equals(List.of("[nvidia.com/gpu=2]", "[nvidia.com/gpu=8]")), "the listener told of both");
 
-        nextReload.set(new SetupReload.Rejected("invalid configuration: sharing.timeSlicing.resources[0].replicas was '1' but it must be at least 2"));
+        nextReload.set(() -> {
+            throw new InvalidConfigException(new ValidationFailure("sharing.timeSlicing.resources[0].replicas", "1",
+                    "must be at least 2"));
+        });
         long registrations = kubelet.resource(GPU).orElseThrow().registrations();
         supervisor.reload();
 
-        Await.until(() -> supervisor.status().problem().filter(p -> p.contains("replicas was '1'")).isPresent(), "rejection");
+        Await.until(() -> hasProblem(Problem.ReloadRejected.class, "replicas was '1'"), "rejection");
         assertThat(kubelet.resource(GPU).orElseThrow().registrations()).isEqualTo(registrations);
         assertThat(kubelet.resource(GPU).orElseThrow().allocatable()).isEqualTo(8);
         assertThat(supervisor.status().ready()).isTrue();
+        assertThat(served).as("nothing served anew").hasSize(2);
     }
 
     @Test
     void aReloadWhosePlanFailsKeepsTheRunningServers() {
         kubelet = KubeletSimulator.start(dir);
-        start(setup(planner(1), true));
+        start(settings(planner(1), true));
         awaitGpus(r -> r.allocatable() == 2);
 
-        nextReload.set(new SetupReload.Loaded(setup(inventory -> {
+        nextReload.set(() -> settings(inventory -> {
             throw new ResourcePlanException("flags.migStrategy was 'single' but it needs MIG");
-        }, true)));
+        }, true));
         supervisor.reload();
 
-        Await.until(() -> supervisor.status().problem().filter(p -> p.contains("migStrategy")).isPresent(), "rejection");
+        Await.until(() -> hasProblem(Problem.ReloadRejected.class, "migStrategy"), "rejection");
         assertThat(fatal).isEmpty();
         assertThat(supervisor.status().ready()).isTrue();
         assertThat(kubelet.resource(GPU).orElseThrow().registrations()).isEqualTo(1);
@@ -271,7 +308,7 @@ class PluginSupervisorTest {
     @Test
     void stopRemovesTheSocketsAndClosesTheDevices() {
         kubelet = KubeletSimulator.start(dir);
-        start(setup(planner(1), true));
+        start(settings(planner(1), true));
         awaitGpus(r -> r.allocatable() == 2);
 
         assertThat(supervisor.stop(WAIT)).isTrue();
@@ -279,6 +316,7 @@ class PluginSupervisorTest {
         assertThat(dir.resolve("nvidia-gpu.sock")).doesNotExist();
         assertThat(devices.openSources).hasValue(0);
         assertThat(supervisor.status().running()).isFalse();
+        assertThat(served).containsExactly("[nvidia.com/gpu=2]", "stopped");
         awaitGpus(r -> !r.connected() && r.allocatable() == 0);
     }
 }

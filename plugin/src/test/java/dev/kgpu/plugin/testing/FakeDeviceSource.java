@@ -1,11 +1,11 @@
 package dev.kgpu.plugin.testing;
 
+import dev.kgpu.plugin.devices.DeviceEvents;
+import dev.kgpu.plugin.devices.DeviceProbe;
 import dev.kgpu.plugin.devices.DeviceSource;
 import dev.kgpu.plugin.devices.DeviceSourceException;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PhysicalDevice;
-import dev.kgpu.plugin.health.DeviceProbe;
-import dev.kgpu.plugin.health.HealthSink;
 
 import java.util.List;
 import java.util.Optional;
@@ -23,7 +23,7 @@ public final class FakeDeviceSource implements DeviceSource.Factory {
     private volatile NodeInventory inventory;
     private volatile String openFailure;
     private final Set<String> failingProbes = ConcurrentHashMap.newKeySet();
-    private volatile HealthSink sink;
+    private volatile DeviceEvents sink;
     public final AtomicInteger opens = new AtomicInteger();
     public final AtomicInteger watches = new AtomicInteger();
     public final AtomicInteger openSources = new AtomicInteger();
@@ -56,17 +56,17 @@ public final class FakeDeviceSource implements DeviceSource.Factory {
 
     /** Fails the watch as NVML's monitor does when the driver goes away. */
     public void loseNvml(String reason) {
-        HealthSink current = currentSink();
+        DeviceEvents current = currentSink();
         sink = null;
-        current.lost(reason);
+        current.watchFailed(reason);
     }
 
     public boolean watching() {
         return sink != null;
     }
 
-    private HealthSink currentSink() {
-        HealthSink current = sink;
+    private DeviceEvents currentSink() {
+        DeviceEvents current = sink;
         if (current == null) {
             throw new IllegalStateException("no health watch is running");
         }
@@ -92,7 +92,7 @@ public final class FakeDeviceSource implements DeviceSource.Factory {
             }
 
             @Override
-            public Watch watch(List<PhysicalDevice> devices, HealthSink healthSink) {
+            public Watch watch(List<PhysicalDevice> devices, DeviceEvents healthSink) {
                 watches.incrementAndGet();
                 sink = healthSink;
                 return () -> {

@@ -1,20 +1,17 @@
 package dev.kgpu.plugin.testing;
 
-import dev.kgpu.config.ConfigLoader;
-import dev.kgpu.config.DevicePluginConfig;
-import dev.kgpu.config.Reload;
-import dev.kgpu.nvml.NvmlOptions;
+import dev.kgpu.agent.Backoff;
 import dev.kgpu.nvml.testing.MockNvml;
 import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.plugin.kubelet.GrpcKubelet;
 import dev.kgpu.plugin.kubelet.UnixSocketTransport;
 import dev.kgpu.plugin.kubelet.v1beta1.DevicePluginGrpc;
-import dev.kgpu.plugin.lifecycle.ConfiguredSetup;
+import dev.kgpu.plugin.lifecycle.LifecycleListener;
+import dev.kgpu.plugin.lifecycle.PluginMetrics;
 import dev.kgpu.plugin.lifecycle.PluginSupervisor;
-import dev.kgpu.plugin.lifecycle.RecoverySettings;
-import dev.kgpu.plugin.lifecycle.SetupReload;
 import dev.kgpu.plugin.nvml.MigCapabilities;
 import dev.kgpu.plugin.nvml.NvmlDeviceSource;
-import dev.kgpu.plugin.resources.PluginEvents;
+import dev.kgpu.plugin.settings.PluginSettings;
 import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
 import dev.kgpu.plugin.testing.kubelet.ResourceState;
 import io.grpc.ManagedChannel;
@@ -32,14 +29,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 
 /**
- * The real device plugin (its supervisor, configuration, NVML adapter, gRPC servers) in-process on the
- * mock NVML, next to a kubelet simulator in a temporary device-plugins folder. Time for the health quiet
- * period comes from a {@link TestClock}; the periodic health check is off, tests run it with
- * {@link PluginSupervisor#checkHealthNow()}.
+ * The real device plugin (its settings, supervisor, NVML adapter, gRPC servers) in-process on the mock
+ * NVML, next to a kubelet simulator in a temporary device-plugins folder. Settings are loaded as the entry
+ * point loads them, from the builder's flags, variables and config file. Time for the health quiet period
+ * comes from a {@link TestClock}; the periodic health check is off (unless a test sets
+ * {@code KGPU_HEALTH_CHECK_INTERVAL}), tests run it with {@link PluginSupervisor#checkHealthNow()}.
  */
 public final class MockNvmlPlugin implements AutoCloseable {
 
     public static final Duration WAIT = Duration.ofSeconds(20);
+    /** Short waits, so a test sees a retry soon. */
+    static final Backoff.Policy RETRIES = new Backoff.Policy(Duration.ofMillis(50), Duration.ofMillis(500));
 
     public final Path dir;
     public final MockNvml mock;
@@ -65,19 +65,15 @@ public final class MockNvmlPlugin implements AutoCloseable {
         Map<String, String> env = new HashMap<>(builder.env);
         env.put("KUBELET_SOCKET", dir.resolve("kubelet.sock").toString());
         env.put("CONFIG_FILE", configFile.toString());
+        env.putIfAbsent("KGPU_HEALTH_CHECK_INTERVAL", "1h");
+        env.putIfAbsent("KGPU_NVML_LIBRARY", System.getenv("KGPU_NVML_LIBRARY"));
         this.kubelet = builder.startKubelet ? KubeletSimulator.start(dir) : null;
-        ConfigLoader<DevicePluginConfig> loader = DevicePluginConfig.loader(builder.flags.toArray(String[]::new), env::get);
-        DevicePluginConfig config = loader.load();
-        RecoverySettings recovery = RecoverySettings.fromEnvironment(env::get);
-        this.supervisor = new PluginSupervisor(ConfiguredSetup.of(config),
-                () -> switch (loader.reload()) {
-                    case Reload.Loaded<DevicePluginConfig> loaded -> new SetupReload.Loaded(ConfiguredSetup.of(loaded.config()));
-                    case Reload.Rejected<DevicePluginConfig> rejected -> new SetupReload.Rejected(rejected.message());
-                },
-                NvmlDeviceSource.factory(NvmlOptions.fromEnvironment(System::getenv), MigCapabilities.none()),
-                ConfiguredSetup.healthPolicy(config, recovery), clock, builder.events,
-                new PluginSupervisor.Timing(Duration.ofHours(1), Duration.ofMillis(50), Duration.ofMillis(500)),
-                fatal::add);
+        String[] args = builder.flags.toArray(String[]::new);
+        PluginSettings settings = PluginSettings.load(args, env::get);
+        this.supervisor = new PluginSupervisor(settings, () -> PluginSettings.load(args, env::get),
+                NvmlDeviceSource.factory(settings.nvml(), MigCapabilities.none()),
+                new GrpcKubelet(settings.socketDirectory(), settings.kubeletSocket(), builder.metrics),
+                clock, builder.metrics, RETRIES, builder.listeners, fatal::add);
         supervisor.start();
     }
 
@@ -101,7 +97,7 @@ public final class MockNvmlPlugin implements AutoCloseable {
         }
     }
 
-    /** Replaces the config file; {@link PluginSupervisor#reload()} then reads it (as SIGHUP does). */
+    /** Replaces the config file; {@link PluginSupervisor#reload()} then loads it (as SIGHUP does). */
     public void rewriteConfig(String yaml) {
         write(configFile, yaml);
     }
@@ -162,7 +158,8 @@ public final class MockNvmlPlugin implements AutoCloseable {
         private final Map<String, String> env = new HashMap<>();
         private final List<String> flags = new ArrayList<>();
         private boolean startKubelet = true;
-        private PluginEvents events = PluginEvents.NONE;
+        private PluginMetrics metrics = PluginMetrics.NONE;
+        private final List<LifecycleListener> listeners = new ArrayList<>();
         private boolean keepFailures;
 
         private Builder(Path dir) {
@@ -195,8 +192,13 @@ public final class MockNvmlPlugin implements AutoCloseable {
             return this;
         }
 
-        public Builder events(PluginEvents events) {
-            this.events = events;
+        public Builder metrics(PluginMetrics metrics) {
+            this.metrics = metrics;
+            return this;
+        }
+
+        public Builder listener(LifecycleListener listener) {
+            listeners.add(listener);
             return this;
         }
 

@@ -1,7 +1,7 @@
 package dev.kgpu.plugin.app;
 
 import dev.kgpu.plugin.health.HealthTransition;
-import dev.kgpu.plugin.resources.PluginEvents;
+import dev.kgpu.plugin.lifecycle.PluginMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -13,19 +13,19 @@ import jakarta.inject.Inject;
  * {@code kgpu_plugin_health_transitions_total} (by the new health).
  */
 @ApplicationScoped
-public class MicrometerPluginEvents implements PluginEvents {
+public class MicrometerPluginMetrics implements PluginMetrics {
 
     @Inject
     MeterRegistry registry;
 
     @Override
-    public void registration(String resource, String error) {
-        counter("kgpu.plugin.registrations", "Registrations with the kubelet", resource, error).increment();
+    public void registration(String resource, boolean accepted) {
+        counter("kgpu.plugin.registrations", "Registrations with the kubelet", resource, accepted).increment();
     }
 
     @Override
-    public void allocation(String resource, int devices, String error) {
-        counter("kgpu.plugin.allocations", "Allocate calls answered, per container", resource, error).increment();
+    public void allocation(String resource, boolean allocated) {
+        counter("kgpu.plugin.allocations", "Allocate calls answered, per container", resource, allocated).increment();
     }
 
     @Override
@@ -37,11 +37,11 @@ public class MicrometerPluginEvents implements PluginEvents {
                 .increment();
     }
 
-    private Counter counter(String name, String description, String resource, String error) {
+    private Counter counter(String name, String description, String resource, boolean success) {
         return Counter.builder(name)
                 .description(description)
                 .tag("resource", resource)
-                .tag("result", error == null ? "success" : "failure")
+                .tag("result", success ? "success" : "failure")
                 .register(registry);
     }
 }

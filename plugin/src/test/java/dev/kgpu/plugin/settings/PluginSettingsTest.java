@@ -1,5 +1,8 @@
-package dev.kgpu.plugin;
+package dev.kgpu.plugin.settings;
 
+import dev.kgpu.config.ConfigException;
+import dev.kgpu.config.InvalidConfigException;
+import dev.kgpu.config.UsageRequestedException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -14,12 +17,13 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The entry point's decision, tested without exiting the JVM: a bad setting means exit status 1 and one
- * line that names the field and the bad value.
+ * Loading the settings as the entry point does, without exiting the JVM: a bad setting means exit status 1
+ * and one line that names the field and the bad value; every bad setting is on that line.
  */
-class StartupDecisionTest {
+class PluginSettingsTest {
 
     @TempDir
     Path dir;
@@ -78,33 +82,30 @@ class StartupDecisionTest {
             env.put("CONFIG_FILE", file.toString());
         }
 
-        StartupDecision decision = StartupDecision.decide(bad.flags().toArray(String[]::new), env::get);
-
-        assertThat(decision).isInstanceOfSatisfying(StartupDecision.Exit.class, exit -> {
-            assertThat(exit.status()).isEqualTo(1);
-            assertThat(exit.message()).doesNotContain("\n").contains(bad.expected());
-        });
+        assertThatThrownBy(() -> PluginSettings.load(bad.flags().toArray(String[]::new), env::get))
+                .isInstanceOfSatisfying(InvalidConfigException.class, e -> {
+                    assertThat(e.exitCode()).isEqualTo(1);
+                    assertThat(e.getMessage()).doesNotContain("\n").contains(bad.expected());
+                });
     }
 
     @Test
     void everyBadSettingIsNamedOnTheSameLine() {
-        StartupDecision decision = StartupDecision.decide(new String[]{"--mig-strategy=some"},
-                Map.of("KGPU_HEALTH_RECOVERABLE_XIDS", "48,seventy-nine")::get);
-
-        assertThat(decision).isInstanceOfSatisfying(StartupDecision.Exit.class, exit -> assertThat(exit.message())
-                .doesNotContain("\n")
-                .contains("--mig-strategy was 'some'")
-                .contains("KGPU_HEALTH_RECOVERABLE_XIDS was '48,seventy-nine'"));
+        assertThatThrownBy(() -> PluginSettings.load(new String[]{"--mig-strategy=some"},
+                Map.of("KGPU_HEALTH_RECOVERABLE_XIDS", "48,seventy-nine")::get))
+                .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.getMessage())
+                        .doesNotContain("\n")
+                        .contains("--mig-strategy was 'some'")
+                        .contains("KGPU_HEALTH_RECOVERABLE_XIDS was '48,seventy-nine'"));
     }
 
     @Test
     void helpPrintsUsageAndExitsZero() {
-        StartupDecision decision = StartupDecision.decide(new String[]{"--help"}, Map.<String, String>of()::get);
-
-        assertThat(decision).isInstanceOfSatisfying(StartupDecision.Exit.class, exit -> {
-            assertThat(exit.status()).isZero();
-            assertThat(exit.message()).contains("--mig-strategy").contains("MIG_STRATEGY");
-        });
+        assertThatThrownBy(() -> PluginSettings.load(new String[]{"--help"}, Map.<String, String>of()::get))
+                .isInstanceOfSatisfying(UsageRequestedException.class, usage -> {
+                    assertThat(((ConfigException) usage).exitCode()).isZero();
+                    assertThat(usage.getMessage()).contains("--mig-strategy").contains("MIG_STRATEGY");
+                });
     }
 
     @Test
@@ -112,13 +113,16 @@ class StartupDecisionTest {
         Path file = dir.resolve("config.yaml");
         Files.writeString(file, "version: v1\nflags:\n  migStrategy: mixed\n");
 
-        StartupDecision decision = StartupDecision.decide(new String[]{"--config-file", file.toString()},
-                Map.of("KGPU_HEALTH_QUIET_PERIOD", "30s", "KGPU_HEALTH_RECOVERABLE_XIDS", "48")::get);
+        PluginSettings settings = PluginSettings.load(new String[]{"--config-file", file.toString()},
+                Map.of("KGPU_HEALTH_QUIET_PERIOD", "30s", "KGPU_HEALTH_RECOVERABLE_XIDS", "48",
+                        "DP_DISABLE_HEALTHCHECKS", "94", "KUBELET_SOCKET", "/run/kubelet/kubelet.sock")::get);
 
-        assertThat(decision).isInstanceOfSatisfying(StartupDecision.Run.class, run -> {
-            assertThat(run.config().config().flags().migStrategy().wireName()).isEqualTo("mixed");
-            assertThat(run.recovery().quietPeriod()).hasSeconds(30);
-            assertThat(run.recovery().recoverableXids()).containsExactly(48L);
-        });
+        assertThat(settings.description()).contains("\"migStrategy\": \"mixed\"");
+        assertThat(settings.health().quietPeriod()).hasSeconds(30);
+        assertThat(settings.health().recoverableXids()).containsExactly(48L);
+        assertThat(settings.health().isCritical(94)).isFalse();
+        assertThat(settings.healthCheckInterval()).hasSeconds(5);
+        assertThat(settings.kubeletSocket()).contains(Path.of("/run/kubelet/kubelet.sock"));
+        assertThat(settings.socketDirectory()).isEqualTo(Path.of("/run/kubelet"));
     }
 }

@@ -1,5 +1,6 @@
-package dev.kgpu.plugin.lifecycle;
+package dev.kgpu.plugin.settings;
 
+import dev.kgpu.config.HealthChecks;
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.config.ValidationFailure;
 import dev.kgpu.config.v1.GoDuration;
@@ -7,7 +8,6 @@ import dev.kgpu.plugin.health.HealthPolicy;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -25,46 +25,29 @@ import java.util.function.Function;
  * </ul>
  * Immutable.
  */
-public record RecoverySettings(Duration quietPeriod, Set<Long> recoverableXids, Duration checkInterval) {
+record RecoverySettings(Duration quietPeriod, Set<Long> recoverableXids, Duration checkInterval) {
 
-    public static final String QUIET_PERIOD_ENV = "KGPU_HEALTH_QUIET_PERIOD";
-    public static final String RECOVERABLE_XIDS_ENV = "KGPU_HEALTH_RECOVERABLE_XIDS";
-    public static final String CHECK_INTERVAL_ENV = "KGPU_HEALTH_CHECK_INTERVAL";
-    public static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofSeconds(5);
+    static final String QUIET_PERIOD_ENV = "KGPU_HEALTH_QUIET_PERIOD";
+    static final String RECOVERABLE_XIDS_ENV = "KGPU_HEALTH_RECOVERABLE_XIDS";
+    static final String CHECK_INTERVAL_ENV = "KGPU_HEALTH_CHECK_INTERVAL";
+    static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofSeconds(5);
 
-    public static final RecoverySettings DEFAULT = new RecoverySettings(HealthPolicy.DEFAULT_QUIET_PERIOD, Set.of(),
-            DEFAULT_CHECK_INTERVAL);
-
-    public RecoverySettings {
+    RecoverySettings {
         Objects.requireNonNull(quietPeriod, "quietPeriod");
         Objects.requireNonNull(checkInterval, "checkInterval");
         recoverableXids = Set.copyOf(recoverableXids);
     }
 
     /** @throws InvalidConfigException naming every malformed variable */
-    public static RecoverySettings fromEnvironment(Function<String, String> environment) {
+    static RecoverySettings fromEnvironment(Function<String, String> environment) {
         List<ValidationFailure> failures = new ArrayList<>();
         Duration quiet = duration(environment, QUIET_PERIOD_ENV, HealthPolicy.DEFAULT_QUIET_PERIOD, true, failures);
         Duration interval = duration(environment, CHECK_INTERVAL_ENV, DEFAULT_CHECK_INTERVAL, false, failures);
-        Set<Long> xids = new LinkedHashSet<>();
-        String list = environment.apply(RECOVERABLE_XIDS_ENV);
-        if (list != null) {
-            for (String entry : list.split(",", -1)) {
-                String token = entry.strip();
-                if (token.isEmpty()) {
-                    continue;
-                }
-                try {
-                    long xid = Long.parseLong(token);
-                    if (xid < 0) {
-                        throw new NumberFormatException();
-                    }
-                    xids.add(xid);
-                } catch (NumberFormatException e) {
-                    failures.add(new ValidationFailure(RECOVERABLE_XIDS_ENV, list,
-                            "must be a comma-separated list of XID numbers, but lists '" + token + "'"));
-                }
-            }
+        Set<Long> xids = Set.of();
+        try {
+            xids = HealthChecks.xids(RECOVERABLE_XIDS_ENV, environment.apply(RECOVERABLE_XIDS_ENV));
+        } catch (InvalidConfigException e) {
+            failures.addAll(e.failures());
         }
         if (!failures.isEmpty()) {
             throw new InvalidConfigException(failures);

@@ -1,6 +1,4 @@
-package dev.kgpu.plugin.health;
-
-import dev.kgpu.plugin.devices.PhysicalDevice;
+package dev.kgpu.plugin.devices;
 
 import java.util.Optional;
 

@@ -1,0 +1,194 @@
+package dev.kgpu.plugin.lifecycle;
+
+import dev.kgpu.plugin.allocation.Allocator;
+import dev.kgpu.plugin.allocation.PreferredAllocator;
+import dev.kgpu.plugin.devices.NodeInventory;
+import dev.kgpu.plugin.devices.PluginResource;
+import dev.kgpu.plugin.health.HealthTracker;
+import dev.kgpu.plugin.lifecycle.PluginStatus.Problem;
+import dev.kgpu.plugin.resources.ResourceService;
+import dev.kgpu.plugin.settings.PluginSettings;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The resources of one start of the servers: each one's service (listening to the health tracker while it
+ * is served), its endpoint in the kubelet's folder and whether the kubelet accepted it. Serving and
+ * registering are retried resource by resource, so one that failed never disturbs the others. Confined to
+ * the supervisor thread.
+ */
+final class ServedResources {
+
+    private static final System.Logger LOG = System.getLogger(ServedResources.class.getName());
+
+    private final Kubelet kubelet;
+    private final PluginMetrics metrics;
+    private final HealthTracker health;
+    private final Map<String, Served> byName = new LinkedHashMap<>();
+
+    private ServedResources(Kubelet kubelet, PluginMetrics metrics, HealthTracker health, List<ResourceService> services) {
+        this.kubelet = kubelet;
+        this.metrics = metrics;
+        this.health = health;
+        services.forEach(s -> byName.put(s.resource().name(), new Served(s)));
+    }
+
+    /** Nothing to serve. */
+    static ServedResources none(Kubelet kubelet, PluginMetrics metrics, HealthTracker health) {
+        return new ServedResources(kubelet, metrics, health, List.of());
+    }
+
+    /** A service for each planned resource, allocating as {@code settings} say, listening to {@code health}. */
+    static ServedResources of(List<PluginResource> planned, NodeInventory inventory, PluginSettings settings,
+                              HealthTracker health, Kubelet kubelet, PluginMetrics metrics) {
+        Allocator allocator = new Allocator(settings.allocation(), () -> UUID.randomUUID().toString());
+        PreferredAllocator preferred = new PreferredAllocator(inventory, settings.sharedPolicy());
+        List<ResourceService> services = planned.stream()
+                .map(r -> new ResourceService(r, health::isHealthy, allocator, preferred)).toList();
+        services.forEach(health::addListener);
+        return new ServedResources(kubelet, metrics, health, services);
+    }
+
+    /** Serves every resource that is not served yet; false when one could not be served. */
+    boolean serve() {
+        boolean all = true;
+        for (Served served : byName.values()) {
+            if (served.endpoint != null) {
+                continue;
+            }
+            String name = served.service.resource().name();
+            try {
+                served.endpoint = kubelet.serve(served.service);
+                served.problem = null;
+                LOG.log(System.Logger.Level.INFO, "serving {0} on {1}", served.service.resource(), served.endpoint.socketName());
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.ERROR, "could not serve {0}: {1}", name, e.getMessage());
+                served.problem = new Problem.NotServed(name, e.getMessage());
+                all = false;
+            }
+        }
+        return all;
+    }
+
+    /** Registers every served resource the kubelet has not accepted yet; false when one was not accepted. */
+    boolean register() {
+        if (!kubelet.registers()) {
+            return true;
+        }
+        boolean all = true;
+        for (Served served : byName.values()) {
+            if (served.registered || served.endpoint == null) {
+                continue;
+            }
+            String name = served.service.resource().name();
+            switch (kubelet.register(served.endpoint)) {
+                case Kubelet.Registration.Accepted accepted -> {
+                    served.registered = true;
+                    served.problem = null;
+                    metrics.registration(name, true);
+                    LOG.log(System.Logger.Level.INFO, "registered {0} with the kubelet", name);
+                }
+                case Kubelet.Registration.NoKubelet none -> {
+                    served.problem = new Problem.NotRegistered(name, none.reason());
+                    LOG.log(System.Logger.Level.INFO, "waiting for the kubelet to register {0}: {1}", name, none.reason());
+                    all = false;
+                }
+                case Kubelet.Registration.Refused refused -> {
+                    served.problem = new Problem.NotRegistered(name, refused.reason());
+                    metrics.registration(name, false);
+                    LOG.log(System.Logger.Level.WARNING, "could not register {0}: {1}", name, refused.reason());
+                    all = false;
+                }
+            }
+        }
+        return all;
+    }
+
+    /**
+     * A file named {@code socketName} was deleted: when it was the socket of a resource that is no longer
+     * served, that resource's server stops and it counts as neither served nor registered (to be served
+     * again). Returns whether one was. The plugin's own restarts delete sockets too; their new servers
+     * still serve, so those deletions change nothing.
+     */
+    boolean socketDeleted(String socketName) {
+        boolean lost = false;
+        for (Served served : byName.values()) {
+            if (served.endpoint != null && served.endpoint.socketName().equals(socketName) && !served.endpoint.serving()) {
+                LOG.log(System.Logger.Level.WARNING, "{0} was deleted; serving {1} again", socketName,
+                        served.service.resource().name());
+                served.stop();
+                lost = true;
+            }
+        }
+        return lost;
+    }
+
+    /** Stops every server, removes its socket and stops listening to health. */
+    void stop() {
+        byName.values().forEach(served -> {
+            served.stop();
+            health.removeListener(served.service);
+        });
+    }
+
+    List<String> names() {
+        return List.copyOf(byName.keySet());
+    }
+
+    Set<String> serving() {
+        Set<String> serving = new LinkedHashSet<>();
+        byName.forEach((name, served) -> {
+            if (served.endpoint != null && served.endpoint.serving()) {
+                serving.add(name);
+            }
+        });
+        return serving;
+    }
+
+    Set<String> registered() {
+        Set<String> registered = new LinkedHashSet<>();
+        byName.forEach((name, served) -> {
+            if (served.registered) {
+                registered.add(name);
+            }
+        });
+        return registered;
+    }
+
+    /** Each resource's problem: not served, or not registered. */
+    List<Problem> problems() {
+        List<Problem> problems = new ArrayList<>();
+        byName.values().forEach(served -> {
+            if (served.problem != null) {
+                problems.add(served.problem);
+            }
+        });
+        return problems;
+    }
+
+    private static final class Served {
+        final ResourceService service;
+        Kubelet.Endpoint endpoint;
+        boolean registered;
+        Problem problem;
+
+        Served(ResourceService service) {
+            this.service = service;
+        }
+
+        void stop() {
+            if (endpoint != null) {
+                endpoint.stop();
+                endpoint = null;
+            }
+            registered = false;
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package dev.kgpu.plugin.settings;
+
+import dev.kgpu.config.ConfigWarning;
+import dev.kgpu.config.DevicePluginConfig;
+import dev.kgpu.config.InvalidConfigException;
+import dev.kgpu.config.UsageRequestedException;
+import dev.kgpu.config.ValidationFailure;
+import dev.kgpu.config.v1.AllocationPolicy;
+import dev.kgpu.config.v1.DeviceIdStrategy;
+import dev.kgpu.config.v1.DeviceListStrategy;
+import dev.kgpu.config.v1.Flags;
+import dev.kgpu.config.v1.PluginFlags;
+import dev.kgpu.config.v1.SharingStrategy;
+import dev.kgpu.nvml.NvmlOptions;
+import dev.kgpu.plugin.allocation.AllocationSettings;
+import dev.kgpu.plugin.allocation.SharedAllocationPolicy;
+import dev.kgpu.plugin.health.HealthPolicy;
+import dev.kgpu.plugin.resources.ConfiguredResourcePlanner;
+import dev.kgpu.plugin.resources.ResourcePlanner;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Everything the device plugin runs with, read and validated at once by {@link #load}: NVIDIA's flags,
+ * environment variables and config file v1 through the shared {@code dev.kgpu.config} (flag, then variable,
+ * then file), NVIDIA's health variables and kgpu's own ({@code KGPU_HEALTH_*}, {@code KGPU_NVML_LIBRARY}).
+ * The entry point loads it at start and the supervisor loads it again the same way on SIGHUP. Immutable.
+ *
+ * <p>The command line and the environment are the same for every load, so a reload can only change what
+ * the config file sets: {@link #planner()}, {@link #allocation()}, {@link #sharedPolicy()} and
+ * {@link #failOnInitError()}. The rest is taken from the first load.
+ *
+ * @param kubeletSocket       the kubelet's registration socket; empty means serve but never register
+ * @param socketDirectory     the device-plugins directory the resource sockets live in
+ * @param failOnInitError     exit when the devices cannot be read, rather than wait and retry
+ * @param planner             which resources to serve
+ * @param allocation          how Allocate answers
+ * @param sharedPolicy        how replicas are preferred
+ * @param health              which XIDs mark devices Unhealthy and which let them recover
+ * @param healthCheckInterval how often devices are probed
+ * @param nvml                where to find NVML
+ * @param description         the effective configuration as JSON, logged after "Running with config:"
+ * @param warnings            accepted but suspicious settings, logged at WARN
+ */
+public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory, boolean failOnInitError,
+                             ResourcePlanner planner, AllocationSettings allocation, SharedAllocationPolicy sharedPolicy,
+                             HealthPolicy health, Duration healthCheckInterval, NvmlOptions nvml, String description,
+                             List<ConfigWarning> warnings) {
+
+    public PluginSettings {
+        Objects.requireNonNull(kubeletSocket, "kubeletSocket");
+        Objects.requireNonNull(socketDirectory, "socketDirectory");
+        Objects.requireNonNull(planner, "planner");
+        Objects.requireNonNull(allocation, "allocation");
+        Objects.requireNonNull(sharedPolicy, "sharedPolicy");
+        Objects.requireNonNull(health, "health");
+        Objects.requireNonNull(healthCheckInterval, "healthCheckInterval");
+        Objects.requireNonNull(nvml, "nvml");
+        Objects.requireNonNull(description, "description");
+        warnings = List.copyOf(warnings);
+    }
+
+    /**
+     * Reads every setting once.
+     *
+     * @param args        the command line, without the program name
+     * @param environment the process environment ({@code System::getenv} or the app's configuration)
+     * @throws UsageRequestedException after {@code --help}: print the usage and exit 0
+     * @throws InvalidConfigException  naming every bad setting and its value on one line: print it and exit 1
+     */
+    public static PluginSettings load(String[] args, Function<String, String> environment) {
+        List<ValidationFailure> failures = new ArrayList<>();
+        DevicePluginConfig config = null;
+        RecoverySettings recovery = null;
+        try {
+            config = DevicePluginConfig.load(args, environment);
+        } catch (InvalidConfigException e) {
+            failures.addAll(e.failures());
+        }
+        try {
+            recovery = RecoverySettings.fromEnvironment(environment);
+        } catch (InvalidConfigException e) {
+            failures.addAll(e.failures());
+        }
+        if (!failures.isEmpty()) {
+            throw new InvalidConfigException(failures);
+        }
+        return of(config, recovery, NvmlOptions.fromEnvironment(environment));
+    }
+
+    private static PluginSettings of(DevicePluginConfig loaded, RecoverySettings recovery, NvmlOptions nvml) {
+        Flags flags = loaded.config().flags();
+        PluginFlags plugin = flags.plugin();
+        String devRoot = flags.nvidiaDevRoot();
+        boolean mps = loaded.config().sharing().strategy() == SharingStrategy.MPS;
+        AllocationSettings allocation = new AllocationSettings(
+                plugin.includes(DeviceListStrategy.ENVVAR),
+                plugin.includes(DeviceListStrategy.VOLUME_MOUNTS),
+                plugin.includes(DeviceListStrategy.CDI_ANNOTATIONS),
+                plugin.includes(DeviceListStrategy.CDI_CRI),
+                plugin.deviceIDStrategy() == DeviceIdStrategy.INDEX,
+                plugin.passDeviceSpecs(),
+                devRoot,
+                plugin.cdiAnnotationPrefix(),
+                mps ? flags.mpsRoot() : Optional.empty(),
+                flags.gdrcopyEnabled(),
+                flags.gdsEnabled(),
+                flags.mofedEnabled(),
+                path -> Files.exists(Path.of(devRoot, path)));
+        SharedAllocationPolicy shared = plugin.sharedDevicesAllocationPolicy() == AllocationPolicy.PACKED
+                ? SharedAllocationPolicy.PACKED : SharedAllocationPolicy.DISTRIBUTED;
+        HealthPolicy health = new HealthPolicy(loaded.healthChecks(), recovery.quietPeriod(), recovery.recoverableXids());
+        return new PluginSettings(loaded.kubeletSocket(), loaded.socketDirectory(), flags.failOnInitError(),
+                new ConfiguredResourcePlanner(loaded.config()), allocation, shared, health, recovery.checkInterval(),
+                nvml, loaded.toJson(), loaded.warnings());
+    }
+}
