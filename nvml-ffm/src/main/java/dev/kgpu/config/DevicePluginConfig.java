@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -152,21 +153,38 @@ public record DevicePluginConfig(
 
     /** A loader that can also {@link ConfigLoader#reload() reload} on SIGHUP. */
     public static ConfigLoader<DevicePluginConfig> loader(String[] args, Function<String, String> environment) {
-        return new ConfigLoader<>(new ConfigLoader.Agent<>(NAME, SETTINGS, Optional.of(CONFIG_FILE), resolved -> {
-            String socket = resolved.get(KUBELET_SOCKET);
-            List<String> featureFlags = resolved.get(CDI_FEATURE_FLAGS);
-            List<String> disableHooks = resolved.get(CDI_DISABLE_HOOKS);
-            Config config = resolved.config(SETTINGS);
-            HealthChecks health = HealthChecks.DEFAULT;
-            try {
-                health = HealthChecks.fromEnvironment(environment);
-            } catch (InvalidConfigException e) {
-                resolved.fail(e.failures());
-            }
-            return new DevicePluginConfig(config, resolved.configFile(),
-                    socket.isEmpty() ? Optional.empty() : Optional.of(Path.of(socket)),
-                    health, featureFlags, disableHooks, resolved.warnings());
-        }), args, environment);
+        return loader(args, environment, List.of(), (config, resolved) -> config);
+    }
+
+    /**
+     * A loader of these settings together with {@code more} of the agent's own (kgpu's variables), so that
+     * every setting is read once, all failures come on one line and {@code --help} lists them all.
+     * {@code build} makes the agent's record from the config and the same resolved settings, from which it
+     * reads {@code more}.
+     */
+    public static <T> ConfigLoader<T> loader(String[] args, Function<String, String> environment,
+                                             List<Setting<?>> more,
+                                             BiFunction<DevicePluginConfig, ConfigLoader.Resolved, T> build) {
+        List<Setting<?>> settings = new ArrayList<>(SETTINGS);
+        settings.addAll(more);
+        return new ConfigLoader<>(new ConfigLoader.Agent<>(NAME, settings, Optional.of(CONFIG_FILE),
+                resolved -> build.apply(build(resolved, environment), resolved)), args, environment);
+    }
+
+    private static DevicePluginConfig build(ConfigLoader.Resolved resolved, Function<String, String> environment) {
+        String socket = resolved.get(KUBELET_SOCKET);
+        List<String> featureFlags = resolved.get(CDI_FEATURE_FLAGS);
+        List<String> disableHooks = resolved.get(CDI_DISABLE_HOOKS);
+        Config config = resolved.config(SETTINGS);
+        HealthChecks health = HealthChecks.DEFAULT;
+        try {
+            health = HealthChecks.fromEnvironment(environment);
+        } catch (InvalidConfigException e) {
+            resolved.fail(e.failures());
+        }
+        return new DevicePluginConfig(config, resolved.configFile(),
+                socket.isEmpty() ? Optional.empty() : Optional.of(Path.of(socket)),
+                health, featureFlags, disableHooks, resolved.warnings());
     }
 
     /** The effective config as NVIDIA's plugin logs it after "Running with config:" (no {@code flags.gfd}). */

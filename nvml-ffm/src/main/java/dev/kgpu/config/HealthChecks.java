@@ -1,11 +1,13 @@
 package dev.kgpu.config;
 
+import dev.kgpu.config.v1.ValueType;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * Which XIDs mark a GPU unhealthy, from NVIDIA's environment variables {@code DP_DISABLE_HEALTHCHECKS}
@@ -63,8 +65,8 @@ public record HealthChecks(boolean allDisabled, Set<Long> disabledXids, boolean 
      */
     public static HealthChecks parse(String disable, String enable) {
         List<ValidationFailure> failures = new ArrayList<>();
-        Parsed disabled = parse(DISABLE_ENV, disable, true, failures);
-        Parsed enabled = parse(ENABLE_ENV, enable, true, failures);
+        Parsed disabled = parse(DISABLE_ENV, disable, failures);
+        Parsed enabled = parse(ENABLE_ENV, enable, failures);
         if (!failures.isEmpty()) {
             throw new InvalidConfigException(failures);
         }
@@ -72,19 +74,12 @@ public record HealthChecks(boolean allDisabled, Set<Long> disabledXids, boolean 
     }
 
     /**
-     * A variable listing XID numbers only, comma-separated (blanks around commas ignored), such as kgpu's
-     * {@code KGPU_HEALTH_RECOVERABLE_XIDS}; {@code null} means unset, an empty set.
-     *
-     * @throws InvalidConfigException naming {@code variable} when an entry is not an XID number
+     * XID numbers, comma-separated, blanks around commas ignored ({@code 48, 79}); empty means none. The type
+     * of a setting that lists XIDs, such as kgpu's {@code KGPU_HEALTH_RECOVERABLE_XIDS}.
      */
-    public static Set<Long> xids(String variable, String value) {
-        List<ValidationFailure> failures = new ArrayList<>();
-        Parsed parsed = parse(variable, value, false, failures);
-        if (!failures.isEmpty()) {
-            throw new InvalidConfigException(failures);
-        }
-        return Set.copyOf(parsed.xids());
-    }
+    public static final ValueType<Set<Long>> XID_LIST = ValueType.of("XID[,XID...]",
+            text -> Set.copyOf(xids(text, false).xids()),
+            xids -> xids.stream().sorted().map(String::valueOf).collect(Collectors.joining(",")));
 
     /** Whether XID events are watched at all: not when everything is disabled and nothing re-enabled. */
     public boolean xidChecksEnabled() {
@@ -102,11 +97,24 @@ public record HealthChecks(boolean allDisabled, Set<Long> disabledXids, boolean 
     private record Parsed(boolean all, Set<Long> xids) {
     }
 
-    /** The one XID-list parser; {@code keywords}: {@code all} and {@code xids} are allowed as well. */
-    private static Parsed parse(String variable, String value, boolean keywords, List<ValidationFailure> failures) {
+    private static Parsed parse(String variable, String value, List<ValidationFailure> failures) {
         if (value == null) {
             return new Parsed(false, Set.of());
         }
+        try {
+            return xids(value, true);
+        } catch (IllegalArgumentException e) {
+            failures.add(new ValidationFailure(variable, value, e.getMessage()));
+            return new Parsed(false, Set.of());
+        }
+    }
+
+    /**
+     * The one XID-list parser; with {@code keywords}, {@code all} and {@code xids} are allowed as well.
+     *
+     * @throws IllegalArgumentException with the reason, at the first entry that is not an XID
+     */
+    private static Parsed xids(String value, boolean keywords) {
         boolean all = false;
         Set<Long> xids = new LinkedHashSet<>();
         for (String entry : value.toLowerCase(Locale.ROOT).split(",", -1)) {
@@ -125,8 +133,8 @@ public record HealthChecks(boolean allDisabled, Set<Long> disabledXids, boolean 
                 }
                 xids.add(xid);
             } catch (NumberFormatException e) {
-                failures.add(new ValidationFailure(variable, value, (keywords ? "must be 'all', 'xids' or" : "must be")
-                        + " a comma-separated list of XID numbers, but lists '" + token + "'"));
+                throw new IllegalArgumentException((keywords ? "must be 'all', 'xids' or" : "must be")
+                        + " a comma-separated list of XID numbers, but lists '" + token + "'");
             }
         }
         return new Parsed(all, xids);

@@ -77,11 +77,11 @@ class HealthChecksTest {
 
     @org.junit.jupiter.api.Test
     void aListOfXidNumbersOnlyRefusesTheKeywords() {
-        assertThat(HealthChecks.xids("KGPU_HEALTH_RECOVERABLE_XIDS", " 48, 79,")).containsExactlyInAnyOrder(48L, 79L);
-        assertThat(HealthChecks.xids("KGPU_HEALTH_RECOVERABLE_XIDS", null)).isEmpty();
-        assertThatThrownBy(() -> HealthChecks.xids("KGPU_HEALTH_RECOVERABLE_XIDS", "48,all"))
-                .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
-                        .extracting(ValidationFailure::message).containsExactly("KGPU_HEALTH_RECOVERABLE_XIDS was '48,all'"
-                                + " but it must be a comma-separated list of XID numbers, but lists 'all'"));
+        assertThat(HealthChecks.XID_LIST.fromText(" 48, 79,")).containsExactlyInAnyOrder(48L, 79L);
+        assertThat(HealthChecks.XID_LIST.fromText("")).isEmpty();
+        assertThat(HealthChecks.XID_LIST.format(java.util.Set.of(79L, 48L))).isEqualTo("48,79");
+        assertThatThrownBy(() -> HealthChecks.XID_LIST.fromText("48,all"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("must be a comma-separated list of XID numbers, but lists 'all'");
     }
 }

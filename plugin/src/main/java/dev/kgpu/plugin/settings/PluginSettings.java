@@ -1,16 +1,21 @@
 package dev.kgpu.plugin.settings;
 
+import dev.kgpu.config.ConfigLoader;
 import dev.kgpu.config.ConfigWarning;
 import dev.kgpu.config.DevicePluginConfig;
+import dev.kgpu.config.HealthChecks;
 import dev.kgpu.config.InvalidConfigException;
+import dev.kgpu.config.NvmlSettings;
+import dev.kgpu.config.Setting;
 import dev.kgpu.config.UsageRequestedException;
-import dev.kgpu.config.ValidationFailure;
 import dev.kgpu.config.v1.AllocationPolicy;
 import dev.kgpu.config.v1.DeviceIdStrategy;
 import dev.kgpu.config.v1.DeviceListStrategy;
 import dev.kgpu.config.v1.Flags;
+import dev.kgpu.config.v1.GoDuration;
 import dev.kgpu.config.v1.PluginFlags;
 import dev.kgpu.config.v1.SharingStrategy;
+import dev.kgpu.config.v1.ValueType;
 import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.plugin.allocation.AllocationSettings;
 import dev.kgpu.plugin.allocation.SharedAllocationPolicy;
@@ -21,17 +26,17 @@ import dev.kgpu.plugin.resources.ResourcePlanner;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
- * Everything the device plugin runs with, read and validated at once by {@link #load}: NVIDIA's flags,
- * environment variables and config file v1 through the shared {@code dev.kgpu.config} (flag, then variable,
- * then file), NVIDIA's health variables and kgpu's own ({@code KGPU_HEALTH_*}, {@code KGPU_NVML_LIBRARY}).
- * The entry point loads it at start and the supervisor loads it again the same way on SIGHUP. Immutable.
+ * Everything the device plugin runs with, read and validated at once by {@link #load}, through one
+ * {@code dev.kgpu.config} loader: NVIDIA's flags, environment variables and config file v1 (flag, then
+ * variable, then file), NVIDIA's health variables, and kgpu's own, listed here. The entry point loads it at
+ * start and the supervisor loads it again the same way on SIGHUP. Immutable.
  *
  * <p>The command line and the environment are the same for every load, so a reload can only change what
  * the config file sets: {@link #planner()}, {@link #allocation()}, {@link #sharedPolicy()} and
@@ -53,6 +58,22 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
                              ResourcePlanner planner, AllocationSettings allocation, SharedAllocationPolicy sharedPolicy,
                              HealthPolicy health, Duration healthCheckInterval, NvmlOptions nvml, String description,
                              List<ConfigWarning> warnings) {
+
+    /** kgpu: how long a device marked by a recoverable XID must stay free of critical XIDs before it is probed. */
+    static final Setting<Optional<Duration>> QUIET_PERIOD = Setting.of(List.of(), List.of("KGPU_HEALTH_QUIET_PERIOD"),
+            goDuration(true), Optional.empty(), "kgpu: how long a device marked by an XID must see no new critical XID"
+                    + " before it is probed for recovery; 0 turns recovery off (default 1m)");
+    /** kgpu: XIDs that normally need a GPU reset but may recover anyway. */
+    static final Setting<Set<Long>> RECOVERABLE_XIDS = Setting.of(List.of(), List.of("KGPU_HEALTH_RECOVERABLE_XIDS"),
+            HealthChecks.XID_LIST, Set.of(), "kgpu: XIDs that normally need a GPU reset (48, 79, ...) but may recover");
+    /** kgpu: the time between device probes. */
+    static final Setting<Optional<Duration>> CHECK_INTERVAL = Setting.of(List.of(), List.of("KGPU_HEALTH_CHECK_INTERVAL"),
+            goDuration(false), Optional.empty(), "kgpu: the time between device probes (default 5s)");
+    static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofSeconds(5);
+
+    /** kgpu's settings, read with NVIDIA's. */
+    static final List<Setting<?>> KGPU_SETTINGS = List.of(NvmlSettings.LIBRARY, QUIET_PERIOD, RECOVERABLE_XIDS,
+            CHECK_INTERVAL);
 
     public PluginSettings {
         Objects.requireNonNull(kubeletSocket, "kubeletSocket");
@@ -76,26 +97,10 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
      * @throws InvalidConfigException  naming every bad setting and its value on one line: print it and exit 1
      */
     public static PluginSettings load(String[] args, Function<String, String> environment) {
-        List<ValidationFailure> failures = new ArrayList<>();
-        DevicePluginConfig config = null;
-        RecoverySettings recovery = null;
-        try {
-            config = DevicePluginConfig.load(args, environment);
-        } catch (InvalidConfigException e) {
-            failures.addAll(e.failures());
-        }
-        try {
-            recovery = RecoverySettings.fromEnvironment(environment);
-        } catch (InvalidConfigException e) {
-            failures.addAll(e.failures());
-        }
-        if (!failures.isEmpty()) {
-            throw new InvalidConfigException(failures);
-        }
-        return of(config, recovery, NvmlOptions.fromEnvironment(environment));
+        return DevicePluginConfig.loader(args, environment, KGPU_SETTINGS, PluginSettings::of).load();
     }
 
-    private static PluginSettings of(DevicePluginConfig loaded, RecoverySettings recovery, NvmlOptions nvml) {
+    private static PluginSettings of(DevicePluginConfig loaded, ConfigLoader.Resolved resolved) {
         Flags flags = loaded.config().flags();
         PluginFlags plugin = flags.plugin();
         String devRoot = flags.nvidiaDevRoot();
@@ -116,9 +121,27 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
                 path -> Files.exists(Path.of(devRoot, path)));
         SharedAllocationPolicy shared = plugin.sharedDevicesAllocationPolicy() == AllocationPolicy.PACKED
                 ? SharedAllocationPolicy.PACKED : SharedAllocationPolicy.DISTRIBUTED;
-        HealthPolicy health = new HealthPolicy(loaded.healthChecks(), recovery.quietPeriod(), recovery.recoverableXids());
+        HealthPolicy health = new HealthPolicy(loaded.healthChecks(),
+                resolved.get(QUIET_PERIOD).orElse(HealthPolicy.DEFAULT_QUIET_PERIOD), resolved.get(RECOVERABLE_XIDS));
         return new PluginSettings(loaded.kubeletSocket(), loaded.socketDirectory(), flags.failOnInitError(),
-                new ConfiguredResourcePlanner(loaded.config()), allocation, shared, health, recovery.checkInterval(),
-                nvml, loaded.toJson(), loaded.warnings());
+                new ConfiguredResourcePlanner(loaded.config()), allocation, shared, health,
+                resolved.get(CHECK_INTERVAL).orElse(DEFAULT_CHECK_INTERVAL),
+                NvmlSettings.options(resolved, Path.of(flags.nvidiaDriverRoot())), loaded.toJson(), loaded.warnings());
+    }
+
+    /** A Go duration ({@code 90s}, {@code 5m}); blank means the default. */
+    private static ValueType<Optional<Duration>> goDuration(boolean zeroAllowed) {
+        return ValueType.optional(ValueType.of("Go duration", text -> {
+            Duration value;
+            try {
+                value = GoDuration.parse(text.strip());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("must be a Go duration such as 90s or 5m (" + e.getMessage() + ")");
+            }
+            if (value.isNegative() || (!zeroAllowed && value.isZero())) {
+                throw new IllegalArgumentException(zeroAllowed ? "must not be negative" : "must be positive");
+            }
+            return value;
+        }, GoDuration::format));
     }
 }

@@ -100,11 +100,27 @@ class PluginSettingsTest {
     }
 
     @Test
+    void blankKgpuVariablesMeanTheirDefaultsAndNvmlIsFoundUnderTheDriverRootSetAnywhere() throws IOException {
+        Path file = dir.resolve("config.yaml");
+        Files.writeString(file, "version: v1\nflags:\n  nvidiaDriverRoot: /run/nvidia/driver\n");
+
+        PluginSettings settings = PluginSettings.load(new String[]{"--config-file=" + file},
+                Map.of("KGPU_HEALTH_QUIET_PERIOD", "", "KGPU_HEALTH_RECOVERABLE_XIDS", "", "KGPU_HEALTH_CHECK_INTERVAL", " ")::get);
+
+        assertThat(settings.health().quietPeriod()).hasMinutes(1);
+        assertThat(settings.health().recoverableXids()).isEmpty();
+        assertThat(settings.healthCheckInterval()).hasSeconds(5);
+        assertThat(settings.nvml().driverRoot()).isEqualTo(Path.of("/run/nvidia/driver"));
+        assertThat(settings.nvml().library()).isEmpty();
+    }
+
+    @Test
     void helpPrintsUsageAndExitsZero() {
         assertThatThrownBy(() -> PluginSettings.load(new String[]{"--help"}, Map.<String, String>of()::get))
                 .isInstanceOfSatisfying(UsageRequestedException.class, usage -> {
                     assertThat(((ConfigException) usage).exitCode()).isZero();
-                    assertThat(usage.getMessage()).contains("--mig-strategy").contains("MIG_STRATEGY");
+                    assertThat(usage.getMessage()).contains("--mig-strategy").contains("MIG_STRATEGY")
+                            .contains("KGPU_HEALTH_QUIET_PERIOD").contains("KGPU_NVML_LIBRARY");
                 });
     }
 
@@ -123,6 +139,7 @@ class PluginSettingsTest {
         assertThat(settings.health().isCritical(94)).isFalse();
         assertThat(settings.healthCheckInterval()).hasSeconds(5);
         assertThat(settings.kubeletSocket()).contains(Path.of("/run/kubelet/kubelet.sock"));
+        assertThat(settings.nvml().driverRoot()).isEqualTo(Path.of("/"));
         assertThat(settings.socketDirectory()).isEqualTo(Path.of("/run/kubelet"));
     }
 }
