@@ -40,7 +40,8 @@ public final class ValidationPlan {
                 case DRIVER -> new DriverValidator(driver, settings.roots());
                 case TOOLKIT -> new ToolkitValidator(driver,
                         new FileSystemDeviceNodes(Path.of(settings.roots().devRoot())),
-                        settings.cdiSpecDir().map(CdiSpecDirectory::new), settings.simulatedDeviceNodes());
+                        settings.cdiSpecDir().map(CdiSpecDirectory::new), settings.simulatedDeviceNodes(),
+                        settings.migStrategy());
                 case PLUGIN -> new PluginValidator(cluster.get(), settings.nodeName(), settings.namespace(), clock,
                         sleeper, settings.sleepInterval(), settings.pluginWaitTries(),
                         settings.withWorkload() ? Optional.of(podRunner(settings, cluster.get(), clock, sleeper))

@@ -124,7 +124,8 @@ class FullPassBench {
             Map<Component, List<Double>> perComponent = new EnumMap<>(Component.class);
             ValidationPass pass = new ValidationPass(Stream.of(
                     new DriverValidator(driver, new DriverRoots("/", "/host", "/", "/host")),
-                    new ToolkitValidator(driver, new FileSystemDeviceNodes(node), Optional.empty(), true),
+                    new ToolkitValidator(driver, new FileSystemDeviceNodes(node), Optional.empty(), true,
+                            dev.kgpu.config.v1.MigStrategy.NONE),
                     new PluginValidator(api, NODE, NS, time, time, interval, 30, Optional.empty(), sample,
                             MigStrategy.SINGLE),
                     new CudaValidator(api, NODE, NS, new SamplePodRunner(api, time, time, interval, 60), sample,

@@ -1,30 +1,23 @@
 package dev.kgpu.validator.adapters;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.kgpu.cdi.CdiRegistry;
 import dev.kgpu.validator.core.CdiSpecs;
 import dev.kgpu.validator.core.Layer;
 import dev.kgpu.validator.core.ValidationFailure;
 
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * CDI specs in a directory ({@code /var/run/cdi} or {@code /etc/cdi}), YAML or JSON, as
- * {@code nvidia-ctk cdi generate} writes them: {@code kind: nvidia.com/gpu} and {@code devices[].name}.
+ * The CDI specs of one directory ({@code KGPU_CDI_SPEC_DIR}: {@code /var/run/cdi} or {@code /etc/cdi}), loaded by
+ * nvml-ffm's {@link CdiRegistry} exactly as containerd and CRI-O load them: strictly, a file that does not load
+ * costs only its own devices.
  */
 public final class CdiSpecDirectory implements CdiSpecs {
-
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path directory;
 
@@ -38,42 +31,34 @@ public final class CdiSpecDirectory implements CdiSpecs {
     }
 
     @Override
-    public List<Spec> read() {
+    public Loaded load() {
         if (!Files.isDirectory(directory)) {
             throw new ValidationFailure(Layer.RUNTIME, "CDI spec directory " + directory
-                    + " does not exist (KGPU_CDI_SPEC_DIR); generate specs with nvidia-ctk cdi generate");
+                    + " does not exist (KGPU_CDI_SPEC_DIR); generate specs with nvidia-ctk cdi generate, or turn on the"
+                    + " device plugin's CDI strategy");
         }
-        List<Spec> specs = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*.{yaml,yml,json}")) {
-            for (Path file : files) {
-                specs.add(parse(file));
+        CdiRegistry registry = CdiRegistry.load(List.of(directory));
+        Map<String, List<String>> kinds = new TreeMap<>();
+        for (CdiRegistry.LoadedSpec spec : registry.specs()) {
+            kinds.computeIfAbsent(spec.spec().kind(), k -> new ArrayList<>()).add(spec.file().toString());
+        }
+        Map<String, String> errors = new TreeMap<>();
+        registry.errors().forEach((file, why) -> errors.put(file.toString(), why));
+        return new Loaded() {
+            @Override
+            public Map<String, List<String>> kinds() {
+                return kinds;
             }
-        } catch (IOException e) {
-            throw new ValidationFailure(Layer.RUNTIME, "could not list CDI spec directory " + directory + ": " + e, e);
-        }
-        return specs;
-    }
 
-    private static Spec parse(Path file) {
-        JsonNode root;
-        try {
-            ObjectMapper mapper = file.getFileName().toString().endsWith(".json") ? JSON : YAML;
-            root = mapper.readTree(file.toFile());
-        } catch (JsonProcessingException e) {
-            throw new ValidationFailure(Layer.RUNTIME, "CDI spec " + file + " is not valid "
-                    + (file.toString().endsWith(".json") ? "JSON" : "YAML") + ": " + e.getOriginalMessage(), e);
-        } catch (IOException e) {
-            throw new ValidationFailure(Layer.RUNTIME, "could not read CDI spec " + file + ": " + e, e);
-        }
-        if (root == null || !root.path("kind").isTextual()) {
-            throw new ValidationFailure(Layer.RUNTIME, "CDI spec " + file + " has no kind (expected e.g. kind: nvidia.com/gpu)");
-        }
-        Set<String> names = new HashSet<>();
-        for (JsonNode device : root.path("devices")) {
-            if (device.path("name").isTextual()) {
-                names.add(device.path("name").asText());
+            @Override
+            public Map<String, String> errors() {
+                return errors;
             }
-        }
-        return new Spec(file.toString(), root.path("kind").asText(), names);
+
+            @Override
+            public List<String> unresolvable(List<String> names) {
+                return registry.unresolvable(names);
+            }
+        };
     }
 }

@@ -50,7 +50,7 @@ import java.util.stream.Collectors;
  * @param roots                the driver's and device nodes' roots, on the host and in this container
  * @param nvml                 where NVML is loaded from: {@code KGPU_NVML_LIBRARY}, else under
  *                             {@code DRIVER_ROOT_CTR_PATH}
- * @param cdiSpecDir           when present, {@code toolkit} requires a CDI spec naming every GPU there
+ * @param cdiSpecDir           when present, {@code toolkit} requires the CDI names of every device to resolve there
  * @param simulatedDeviceNodes accept regular files as device nodes (simulated nodes only)
  * @param samplePod            the sample pods' image, pull policy and secrets, runtime class
  * @param validatorImage       {@code VALIDATOR_IMAGE}, the validator's own image, recorded only
@@ -122,7 +122,7 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
             }, image -> image), DEFAULT_CUDA_SAMPLE_IMAGE, "kgpu: the sample pods' image; its own command runs vectorAdd");
     static final Setting<Optional<String>> CDI_SPEC_DIR = Setting.of(List.of("cdi-spec-dir"), List.of("KGPU_CDI_SPEC_DIR"),
             ValueType.optional(ValueType.absolutePath()), Optional.empty(),
-            "kgpu: toolkit then requires a CDI spec naming every GPU in this folder");
+            "kgpu: toolkit then requires the CDI names of every device to resolve in this folder");
     static final Setting<Boolean> SIMULATED_DEVICE_NODES = Setting.of(List.of(), List.of("KGPU_SIMULATED_DEVICE_NODES"),
             ValueType.bool(), false, "kgpu: accept regular files as device nodes (simulated nodes only)");
     static final Setting<Mode> MODE = Setting.of(List.of("mode"), List.of("KGPU_VALIDATOR_MODE"),

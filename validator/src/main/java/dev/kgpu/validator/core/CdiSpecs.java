@@ -1,34 +1,36 @@
 package dev.kgpu.validator.core;
 
 import java.util.List;
-import java.util.Objects;
-import java.util.Set;
+import java.util.Map;
 
-/** The Container Device Interface specs in a directory such as {@code /var/run/cdi}. */
+/**
+ * The Container Device Interface specs of a directory such as {@code /var/run/cdi}, as a container runtime loads
+ * them: what it can resolve, and which files it could not load.
+ */
 public interface CdiSpecs {
 
     /** The directory, for messages. */
     String directory();
 
     /**
-     * Reads every {@code *.yaml}, {@code *.yml} and {@code *.json} spec in the directory.
+     * Loads the directory's specs.
      *
-     * @throws ValidationFailure with {@link Layer#RUNTIME} when a spec cannot be read or parsed
+     * @throws ValidationFailure with {@link Layer#RUNTIME} when the directory does not exist or cannot be listed
      */
-    List<Spec> read();
+    Loaded load();
 
     /**
-     * One spec file.
+     * One load of the directory.
      *
-     * @param source      the file
-     * @param kind        e.g. {@code nvidia.com/gpu}
-     * @param deviceNames the {@code devices[].name} values, e.g. {@code 0}, {@code GPU-...}, {@code all}
+     * @param kinds  each kind with a spec that loaded, and those spec files
+     * @param errors each file that did not load (or whose devices conflict), and why
      */
-    record Spec(String source, String kind, Set<String> deviceNames) {
-        public Spec {
-            Objects.requireNonNull(source, "source");
-            Objects.requireNonNull(kind, "kind");
-            deviceNames = Set.copyOf(deviceNames);
-        }
+    interface Loaded {
+        Map<String, List<String>> kinds();
+
+        Map<String, String> errors();
+
+        /** The fully-qualified names ({@code vendor/class=name}) among {@code names} that do not resolve. */
+        List<String> unresolvable(List<String> names);
     }
 }

@@ -107,9 +107,11 @@ class NvmlDriverAndToolkitTest {
         }
         Path cdi = Files.createDirectories(devRoot.resolve("cdi"));
         Files.writeString(cdi.resolve("nvidia.yaml"), "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n"
-                + gpus.stream().map(g -> "- name: " + MockProfile.string(g, "uuid") + "\n").collect(Collectors.joining()));
+                + gpus.stream().map(g -> "- name: " + MockProfile.string(g, "uuid")
+                        + "\n  containerEdits: {deviceNodes: [{path: /dev/nvidia" + MockProfile.number(g, "minorNumber").intValue()
+                        + "}]}\n").collect(Collectors.joining()));
         ToolkitValidator toolkit = new ToolkitValidator(driver, new FileSystemDeviceNodes(devRoot),
-                Optional.of(new CdiSpecDirectory(cdi)), true);
+                Optional.of(new CdiSpecDirectory(cdi)), true, dev.kgpu.config.v1.MigStrategy.NONE);
 
         assertThat(toolkit.validate().summary()).isEqualTo(nodes.size() + " device nodes under " + devRoot
                 + "; CDI " + cdi.resolve("nvidia.yaml") + " names all " + gpus.size() + " GPUs");
