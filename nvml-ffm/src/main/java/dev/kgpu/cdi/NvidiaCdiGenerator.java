@@ -365,6 +365,32 @@ public final class NvidiaCdiGenerator {
         return new CdiSpec.ContainerEdits(env, nodes, hooks, mounts, Optional.empty(), deviceEdits(nodes).additionalGids(), List.of());
     }
 
+    /**
+     * The driver version a driver root holds, from the suffix of {@code libcuda.so.<version>} (else
+     * {@code libnvidia-ml.so.<version>}) in the library search path, as nvcdi infers it when NVML does not say.
+     */
+    public static Optional<String> inferDriverVersion(Path driverRoot) {
+        for (String library : List.of("libcuda.so.", "libnvidia-ml.so.")) {
+            for (String dir : LIBRARY_SEARCH_PATHS) {
+                Path lookup = Roots.under(driverRoot, dir);
+                if (!Files.isDirectory(lookup)) {
+                    continue;
+                }
+                try (DirectoryStream<Path> entries = Files.newDirectoryStream(lookup, library + "*.*")) {
+                    for (Path entry : entries) {
+                        String version = entry.getFileName().toString().substring(library.length());
+                        if (version.matches("\\d+(\\.\\d+)+")) {
+                            return Optional.of(version);
+                        }
+                    }
+                } catch (IOException e) {
+                    // a directory it may not read holds no driver for it
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
     /** The container-view directory holding {@code libcuda.so.<version>}, else {@code libnvidia-ml.so.<version>}. */
     private static String libraryDirectory(Roots roots, String version) {
         for (String library : List.of("libcuda.so.", "libnvidia-ml.so.")) {
@@ -535,7 +561,7 @@ public final class NvidiaCdiGenerator {
             return CdiSpec.DeviceNode.of(containerPath, hostPath);
         }
 
-        private static Path under(Path root, String absolute) {
+        static Path under(Path root, String absolute) {
             String relative = absolute.startsWith("/") ? absolute.substring(1) : absolute;
             return relative.isEmpty() ? root : root.resolve(relative);
         }

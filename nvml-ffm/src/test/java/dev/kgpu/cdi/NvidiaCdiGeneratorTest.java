@@ -211,4 +211,14 @@ class NvidiaCdiGeneratorTest {
                 assertThat(m.hostPath()).isEqualTo("/run/nvidia/driver" + m.containerPath()));
         assertThat(CdiJson.write(spec)).doesNotContain(root.toString());
     }
+
+    @Test
+    void theDriverVersionIsInferredFromTheLibrariesWhenNvmlDoesNotSayIt() throws IOException {
+        assertThat(NvidiaCdiGenerator.inferDriverVersion(root)).isEmpty();
+        CdiTestNodes.simulated("rtx3060", root);
+
+        assertThat(NvidiaCdiGenerator.inferDriverVersion(root)).contains("550.54.15");
+        Files.delete(root.resolve("usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"));
+        assertThat(NvidiaCdiGenerator.inferDriverVersion(root)).as("from libnvidia-ml.so.<version>").contains("550.54.15");
+    }
 }
