@@ -299,7 +299,7 @@ public final class GpuCheck {
     }
 
     /** Every agent's log (their last lines) in one file of the report folder. */
-    private void collectLogs() {
+    private synchronized void collectLogs() {
         StringBuilder all = new StringBuilder();
         try (Stream<Path> files = Files.list(logs())) {
             for (Path file : files.sorted().toList()) {

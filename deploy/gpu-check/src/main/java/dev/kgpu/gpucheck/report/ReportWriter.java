@@ -30,9 +30,12 @@ public final class ReportWriter {
     private ReportWriter() {
     }
 
+    /** Writes both files; a second writer of the same report (the shutdown hook) waits for the first. */
     public static void write(Path folder, Report report) {
-        replace(folder.resolve(MARKDOWN), markdown(report));
-        replace(folder.resolve(JSON), json(report));
+        synchronized (report) {
+            replace(folder.resolve(MARKDOWN), markdown(report));
+            replace(folder.resolve(JSON), json(report));
+        }
     }
 
     /** The report without the table of every comparison: outcome, machine, steps, mismatches, figures. */
