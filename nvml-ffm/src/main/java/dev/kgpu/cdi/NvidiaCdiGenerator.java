@@ -216,7 +216,7 @@ public final class NvidiaCdiGenerator {
     public static CdiSpec generate(Options options, String driverVersion, List<Gpu> gpus) {
         Roots roots = new Roots(options);
         CdiSpec.ContainerEdits common = commonEdits(options, roots, driverVersion);
-        Map<String, Integer> capMinors = null;
+        MigMinors capMinors = null;
         List<CdiSpec.Device> devices = new ArrayList<>();
         for (Gpu gpu : gpus) {
             if (!gpu.migEnabled()) {
@@ -227,20 +227,21 @@ public final class NvidiaCdiGenerator {
                 continue;
             }
             for (Mig mig : gpu.migDevices()) {
+                Path table = options.procRoot().resolve(MigMinors.FILE);
                 if (capMinors == null) {
-                    capMinors = migMinors(options.procRoot());
+                    capMinors = MigMinors.read(table);
                 }
-                String giCap = "gpu" + gpu.minor() + "/gi" + mig.gpuInstanceId() + "/access";
-                String ciCap = "gpu" + gpu.minor() + "/gi" + mig.gpuInstanceId() + "/ci" + mig.computeInstanceId() + "/access";
                 List<CdiSpec.DeviceNode> nodes = new ArrayList<>();
                 nodes.add(roots.deviceNode("/dev/nvidia" + gpu.minor()));
-                for (String cap : List.of(giCap, ciCap)) {
-                    Integer minor = capMinors.get(cap);
-                    if (minor == null) {
-                        throw new CdiException("MIG device " + mig.uuid() + " has no capability " + cap + " in "
-                                + options.procRoot().resolve("proc/driver/nvidia-caps/mig-minors"));
+                Optional<Integer> gi = capMinors.gpuInstance(gpu.minor(), mig.gpuInstanceId());
+                Optional<Integer> ci = capMinors.computeInstance(gpu.minor(), mig.gpuInstanceId(), mig.computeInstanceId());
+                for (var cap : List.of(Map.entry(MigMinors.gpuInstanceKey(gpu.minor(), mig.gpuInstanceId()), gi),
+                        Map.entry(MigMinors.computeInstanceKey(gpu.minor(), mig.gpuInstanceId(), mig.computeInstanceId()), ci))) {
+                    if (cap.getValue().isEmpty()) {
+                        throw new CdiException("MIG device " + mig.uuid() + " has no capability " + cap.getKey() + " in "
+                                + table);
                     }
-                    nodes.add(roots.deviceNode("/dev/nvidia-caps/nvidia-cap" + minor));
+                    nodes.add(roots.deviceNode("/dev/nvidia-caps/nvidia-cap" + cap.getValue().get()));
                 }
                 addDevice(devices, options, n -> n.name(gpu, mig), simplify(deviceEdits(nodes), common));
             }
@@ -401,9 +402,10 @@ public final class NvidiaCdiGenerator {
                 }
             }
         }
-        throw new CdiException("NVIDIA_DRIVER_ROOT was '" + roots.options.driverRoot() + "' but it holds neither"
+        throw new CdiException("the driver root was '" + roots.options.driverRoot() + "' but it holds neither"
                 + " libcuda.so." + version + " nor libnvidia-ml.so." + version + " in " + LIBRARY_SEARCH_PATHS
-                + " (is the driver installed there, and is it driver " + version + "?)");
+                + " (the driver root as this process sees it: --driver-root-ctr-path / CONTAINER_DRIVER_ROOT; is the"
+                + " driver " + version + " installed there?)");
     }
 
     /** Container-view paths of the files in {@code dir} matching {@code pattern}, sorted as Go's glob sorts. */
@@ -489,26 +491,6 @@ public final class NvidiaCdiGenerator {
         } catch (IOException e) {
             throw new CdiException("could not list " + drm + ": " + e.getMessage(), e);
         }
-    }
-
-    /** {@code proc/driver/nvidia-caps/mig-minors}: capability ({@code gpu0/gi1/access}) → device minor. */
-    static Map<String, Integer> migMinors(Path procRoot) {
-        Path file = procRoot.resolve("proc/driver/nvidia-caps/mig-minors");
-        Map<String, Integer> minors = new HashMap<>();
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file);
-        } catch (IOException e) {
-            throw new CdiException("MIG is on but " + file + " cannot be read (" + e.getMessage()
-                    + "): the nvidia-caps minors of MIG devices come from it", e);
-        }
-        for (String line : lines) {
-            String[] parts = line.trim().split("\\s+");
-            if (parts.length == 2 && parts[1].matches("\\d+")) {
-                minors.put(parts[0], Integer.parseInt(parts[1]));
-            }
-        }
-        return minors;
     }
 
     /** A file or a symlink (even a dangling one) is there. */

@@ -165,7 +165,7 @@ class NvidiaCdiGeneratorTest {
         assertThatThrownBy(() -> NvidiaCdiGenerator.generate(CdiTestNodes.options(root, NameStrategy.UUID), "550.54.15",
                 List.of(new NvidiaCdiGenerator.Gpu(0, "GPU-x", 0, "0000:01:00.0", false, List.of()))))
                 .isInstanceOf(CdiException.class)
-                .hasMessageStartingWith("NVIDIA_DRIVER_ROOT was '" + root + "' but it holds neither libcuda.so.550.54.15"
+                .hasMessageStartingWith("the driver root was '" + root + "' but it holds neither libcuda.so.550.54.15"
                         + " nor libnvidia-ml.so.550.54.15");
     }
 

@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.allocation;
 
+import dev.kgpu.cdi.NvidiaCdiGenerator;
 import dev.kgpu.plugin.devices.AdvertisedDevice;
 import dev.kgpu.plugin.devices.PhysicalDevice;
 import dev.kgpu.plugin.devices.PluginResource;
@@ -29,7 +30,7 @@ public final class Allocator {
 
     public static final String VISIBLE_DEVICES = "NVIDIA_VISIBLE_DEVICES";
     public static final String VOLUME_MOUNTS_ROOT = "/var/run/nvidia-container-devices";
-    public static final String CDI_KIND = "k8s.device-plugin.nvidia.com/gpu";
+    public static final String CDI_KIND = NvidiaCdiGenerator.DEVICE_PLUGIN_KIND;
     public static final String CDI_PLUGIN_NAME = "nvidia-device-plugin";
     static final List<String> CONTROL_NODES = List.of("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
             "/dev/nvidia-modeset");

@@ -1,6 +1,8 @@
 package dev.kgpu.plugin.app;
 
 import dev.kgpu.agent.HangupSignal;
+import dev.kgpu.cdi.MigMinors;
+import dev.kgpu.plugin.cdi.CdiSpecPublisher;
 import dev.kgpu.plugin.kubelet.GrpcKubelet;
 import dev.kgpu.plugin.lifecycle.PluginStatus;
 import dev.kgpu.plugin.lifecycle.PluginSupervisor;
@@ -40,9 +42,9 @@ public class PluginWiring {
         settings.warnings().forEach(w -> LOG.log(System.Logger.Level.WARNING, w.toString()));
         LOG.log(System.Logger.Level.INFO, "Running with config:\n{0}", settings.description());
         PluginSupervisor started = new PluginSupervisor(settings, reload,
-                NvmlDeviceSource.factory(settings.nvml(), MigCapabilities.read(MigCapabilities.DEFAULT_FILE)),
+                NvmlDeviceSource.factory(settings.nvml(), MigCapabilities.read(settings.procRoot().resolve(MigMinors.FILE))),
                 new GrpcKubelet(settings.socketDirectory(), settings.kubeletSocket(), metrics),
-                InstantSource.system(), metrics, PluginSupervisor.RETRIES, List.of(), this::giveUp);
+                InstantSource.system(), metrics, PluginSupervisor.RETRIES, List.of(new CdiSpecPublisher()), this::giveUp);
         supervisor = started;
         started.start();
         HangupSignal.relayTo(() -> {

@@ -1,13 +1,12 @@
 package dev.kgpu.plugin.nvml;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import dev.kgpu.cdi.CdiException;
+import dev.kgpu.cdi.MigMinors;
+
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The driver's MIG capability device minors, from {@code /proc/driver/nvidia-caps/mig-minors}: lines
@@ -18,52 +17,30 @@ import java.util.Map;
  */
 public final class MigCapabilities {
 
-    public static final Path DEFAULT_FILE = Path.of("/proc/driver/nvidia-caps/mig-minors");
+    public static final Path DEFAULT_FILE = Path.of("/").resolve(MigMinors.FILE);
 
-    private final Map<String, Integer> minors;
+    private final MigMinors minors;
 
-    private MigCapabilities(Map<String, Integer> minors) {
-        this.minors = Map.copyOf(minors);
+    private MigCapabilities(MigMinors minors) {
+        this.minors = minors;
     }
 
     public static MigCapabilities none() {
-        return new MigCapabilities(Map.of());
+        return new MigCapabilities(MigMinors.none());
     }
 
     /** Reads {@code file}; a missing file means none. A malformed line is an error naming it. */
     public static MigCapabilities read(Path file) {
-        List<String> lines;
         try {
-            lines = Files.readAllLines(file);
-        } catch (NoSuchFileException e) {
-            return none();
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not read " + file, e);
+            return new MigCapabilities(MigMinors.read(file));
+        } catch (CdiException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
         }
-        Map<String, Integer> minors = new HashMap<>();
-        for (int i = 0; i < lines.size(); i++) {
-            String line = lines.get(i).strip();
-            if (line.isEmpty()) {
-                continue;
-            }
-            String[] parts = line.split("\\s+");
-            try {
-                if (parts.length != 2) {
-                    throw new NumberFormatException();
-                }
-                minors.put(parts[0], Integer.parseInt(parts[1]));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(file + " line " + (i + 1) + " was '" + line
-                        + "' but it must be '<capability> <minor>'");
-            }
-        }
-        return new MigCapabilities(minors);
     }
 
     /** The GPU-instance and compute-instance access minors of a MIG device, those the file lists. */
     public List<Integer> minors(int gpuMinor, int gpuInstanceId, int computeInstanceId) {
-        String gi = "gpu" + gpuMinor + "/gi" + gpuInstanceId;
-        return java.util.stream.Stream.of(gi + "/access", gi + "/ci" + computeInstanceId + "/access")
-                .map(minors::get).filter(java.util.Objects::nonNull).toList();
+        return Stream.of(minors.gpuInstance(gpuMinor, gpuInstanceId),
+                minors.computeInstance(gpuMinor, gpuInstanceId, computeInstanceId)).flatMap(Optional::stream).toList();
     }
 }

@@ -1,5 +1,7 @@
 package dev.kgpu.plugin.settings;
 
+import dev.kgpu.cdi.CdiSpecWriter;
+import dev.kgpu.cdi.NvidiaCdiGenerator;
 import dev.kgpu.config.ConfigLoader;
 import dev.kgpu.config.ConfigWarning;
 import dev.kgpu.config.DevicePluginConfig;
@@ -19,6 +21,7 @@ import dev.kgpu.config.v1.ValueType;
 import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.plugin.allocation.AllocationSettings;
 import dev.kgpu.plugin.allocation.SharedAllocationPolicy;
+import dev.kgpu.plugin.cdi.CdiSettings;
 import dev.kgpu.plugin.health.HealthPolicy;
 import dev.kgpu.plugin.resources.ConfiguredResourcePlanner;
 import dev.kgpu.plugin.resources.ResourcePlanner;
@@ -51,13 +54,16 @@ import java.util.function.Function;
  * @param health              which XIDs mark devices Unhealthy and which let them recover
  * @param healthCheckInterval how often devices are probed
  * @param nvml                where to find NVML
+ * @param cdi                 whether and how the CDI spec for the names Allocate hands out is written
+ * @param procRoot            where {@code proc/driver/nvidia-caps/mig-minors} is read ({@code /}; a simulated
+ *                            node's directory)
  * @param description         the effective configuration as JSON, logged after "Running with config:"
  * @param warnings            accepted but suspicious settings, logged at WARN
  */
 public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory, boolean failOnInitError,
                              ResourcePlanner planner, AllocationSettings allocation, SharedAllocationPolicy sharedPolicy,
-                             HealthPolicy health, Duration healthCheckInterval, NvmlOptions nvml, String description,
-                             List<ConfigWarning> warnings) {
+                             HealthPolicy health, Duration healthCheckInterval, NvmlOptions nvml, CdiSettings cdi,
+                             Path procRoot, String description, List<ConfigWarning> warnings) {
 
     /** kgpu: how long a device marked by a recoverable XID must stay free of critical XIDs before it is probed. */
     static final Setting<Optional<Duration>> QUIET_PERIOD = Setting.of(List.of(), List.of("KGPU_HEALTH_QUIET_PERIOD"),
@@ -70,9 +76,17 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
     static final Setting<Optional<Duration>> CHECK_INTERVAL = Setting.of(List.of(), List.of("KGPU_HEALTH_CHECK_INTERVAL"),
             goDuration(false), Optional.empty(), "kgpu: the time between device probes (default 5s)");
     static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofSeconds(5);
+    /** kgpu: where the CDI spec goes when a CDI strategy is on. */
+    static final Setting<String> CDI_SPEC_DIR = Setting.of(List.of(), List.of("KGPU_CDI_SPEC_DIR"),
+            ValueType.absolutePath(), CdiSpecWriter.DEFAULT_DIRECTORY.toString(),
+            "kgpu: the folder the CDI spec of the names Allocate hands out is written to, with a CDI device-list strategy");
+    /** kgpu: the root of the /proc file system the driver's MIG capability table is read from. */
+    static final Setting<String> PROC_ROOT = Setting.of(List.of(), List.of("KGPU_PROC_ROOT"),
+            ValueType.absolutePath(), "/", "kgpu: the root proc/driver/nvidia-caps/mig-minors is read under (a"
+                    + " simulated node's directory; / on a node)");
 
     /** kgpu's settings, read with NVIDIA's. */
-    static final List<Setting<?>> KGPU_SETTINGS = List.of(NvmlSettings.LIBRARY, QUIET_PERIOD, RECOVERABLE_XIDS,
+    static final List<Setting<?>> KGPU_SETTINGS = List.of(NvmlSettings.LIBRARY, CDI_SPEC_DIR, PROC_ROOT, QUIET_PERIOD, RECOVERABLE_XIDS,
             CHECK_INTERVAL);
 
     public PluginSettings {
@@ -84,6 +98,8 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
         Objects.requireNonNull(health, "health");
         Objects.requireNonNull(healthCheckInterval, "healthCheckInterval");
         Objects.requireNonNull(nvml, "nvml");
+        Objects.requireNonNull(cdi, "cdi");
+        Objects.requireNonNull(procRoot, "procRoot");
         Objects.requireNonNull(description, "description");
         warnings = List.copyOf(warnings);
     }
@@ -123,10 +139,21 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
                 ? SharedAllocationPolicy.PACKED : SharedAllocationPolicy.DISTRIBUTED;
         HealthPolicy health = new HealthPolicy(loaded.healthChecks(),
                 resolved.get(QUIET_PERIOD).orElse(HealthPolicy.DEFAULT_QUIET_PERIOD), resolved.get(RECOVERABLE_XIDS));
+        Path procRoot = Path.of(resolved.get(PROC_ROOT));
+        Path containerDriverRoot = Path.of(plugin.containerDriverRoot());
+        Path hostDriverRoot = Path.of(flags.nvidiaDriverRoot());
+        // the agent's view of dev/: the container driver root when it holds one, else its own /dev (NVIDIA's rule)
+        Path devRootSeen = Files.isDirectory(containerDriverRoot.resolve("dev")) ? containerDriverRoot : Path.of("/");
+        NvidiaCdiGenerator.Options generator = new NvidiaCdiGenerator.Options(NvidiaCdiGenerator.DEVICE_PLUGIN_KIND,
+                containerDriverRoot, hostDriverRoot, devRootSeen, Path.of(devRoot), procRoot, Path.of("/"),
+                plugin.nvidiaCTKPath(), List.of(plugin.deviceIDStrategy() == DeviceIdStrategy.INDEX
+                        ? NvidiaCdiGenerator.NameStrategy.INDEX : NvidiaCdiGenerator.NameStrategy.UUID), false, Set.of());
+        CdiSettings cdi = new CdiSettings(allocation.cdiAnnotations() || allocation.cdiCri(),
+                Path.of(resolved.get(CDI_SPEC_DIR)), generator);
         return new PluginSettings(loaded.kubeletSocket(), loaded.socketDirectory(), flags.failOnInitError(),
                 new ConfiguredResourcePlanner(loaded.config()), allocation, shared, health,
                 resolved.get(CHECK_INTERVAL).orElse(DEFAULT_CHECK_INTERVAL),
-                NvmlSettings.options(resolved, Path.of(flags.nvidiaDriverRoot())), loaded.toJson(), loaded.warnings());
+                NvmlSettings.options(resolved, hostDriverRoot), cdi, procRoot, loaded.toJson(), loaded.warnings());
     }
 
     /** A Go duration ({@code 90s}, {@code 5m}); blank means the default. */

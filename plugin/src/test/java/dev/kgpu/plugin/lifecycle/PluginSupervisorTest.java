@@ -84,7 +84,7 @@ class PluginSupervisorTest {
         return new PluginSettings(Optional.of(dir.resolve("kubelet.sock")), dir, failOnInitError, planner,
                 AllocationSettings.defaults(), SharedAllocationPolicy.DISTRIBUTED,
                 new HealthPolicy(HealthChecks.DEFAULT, HealthPolicy.DEFAULT_QUIET_PERIOD, Set.of()), Duration.ofHours(1),
-                NvmlOptions.defaults(), "{}", List.of());
+                NvmlOptions.defaults(), dev.kgpu.plugin.cdi.CdiSettings.off(), java.nio.file.Path.of("/"), "{}", List.of());
     }
 
     /** Tells which resources each start served, and each stop. */
