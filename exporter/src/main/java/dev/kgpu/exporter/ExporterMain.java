@@ -1,45 +1,54 @@
 package dev.kgpu.exporter;
 
-import dev.kgpu.exporter.config.ConfigException;
+import dev.kgpu.config.ConfigException;
+import dev.kgpu.config.ConfigLoader;
+import dev.kgpu.exporter.app.Exporter;
 import dev.kgpu.exporter.config.ExporterConfig;
-import dev.kgpu.exporter.config.ExporterConfigLoader;
-import dev.kgpu.exporter.counters.CountersException;
-import dev.kgpu.exporter.counters.CountersFile;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
+import jakarta.inject.Inject;
 
 /**
- * The exporter's entry point. Its lifecycle:
+ * The exporter's one entry point. Its lifecycle:
  * <ol>
- *   <li>{@link #main}: read the flags and environment and the counters file; a bad value stops the process
- *       here with one line per problem and exit code 1; {@code DCGM_EXPORTER_LISTEN} becomes Quarkus' HTTP
- *       host and port.</li>
- *   <li>Quarkus starts; {@link dev.kgpu.exporter.app.Exporter} opens NVML, collects once and starts the
- *       supervisor thread, which collects at every interval.</li>
- *   <li>{@link #run} waits for SIGTERM/SIGINT; shutdown stops the supervisor and closes NVML.</li>
+ *   <li>load: {@link #main} reads every flag and variable and the counters file once, before Quarkus
+ *       starts, because {@code DCGM_EXPORTER_LISTEN} decides Quarkus' HTTP host and port; a bad setting
+ *       stops the process here with one line and exit status 1;</li>
+ *   <li>start: {@link #run} hands those settings to {@link Exporter#start}, which opens NVML, collects once
+ *       and starts the supervisor thread that collects at every interval;</li>
+ *   <li>wait for SIGTERM or SIGINT;</li>
+ *   <li>stop: {@link Exporter#stop} stops the supervisor and closes the kubelet client and NVML.</li>
  * </ol>
  */
 @QuarkusMain
 public final class ExporterMain implements QuarkusApplication {
 
+    /** Read in {@link #main}; Quarkus then creates this class as a bean, which finds them here. */
+    private static volatile ExporterConfig settings;
+
+    @Inject
+    Exporter exporter;
+
     public static void main(String... args) {
         try {
-            ExporterConfig config = ExporterConfigLoader.forProcess().load(args);
-            config.collectors().builtIn().ifPresentOrElse(CountersFile::readBuiltIn,
-                    () -> CountersFile.read(config.collectors().path()));
-            System.setProperty("quarkus.http.host", config.listenHost().isEmpty() ? "0.0.0.0" : config.listenHost());
-            System.setProperty("quarkus.http.port", Integer.toString(config.listenPort()));
-        } catch (ConfigException | CountersException e) {
-            System.err.println("kgpu-exporter: " + e.getMessage().replace("\n", "\nkgpu-exporter: "));
-            System.exit(1);
+            settings = ExporterConfig.load(args, ConfigLoader::processEnvironment);
+        } catch (ConfigException e) {
+            System.exit(e.report(ExporterConfig.NAME));
         }
+        System.setProperty("quarkus.http.host", settings.listenHost().isEmpty() ? "0.0.0.0" : settings.listenHost());
+        System.setProperty("quarkus.http.port", Integer.toString(settings.listenPort()));
         Quarkus.run(ExporterMain.class, args);
     }
 
     @Override
     public int run(String... args) {
-        Quarkus.waitForExit();
+        exporter.start(settings);
+        try {
+            Quarkus.waitForExit();
+        } finally {
+            exporter.stop();
+        }
         return 0;
     }
 }

@@ -88,10 +88,12 @@ class PackagedExporterIT {
     @Test
     @Order(1)
     void servesEveryH100WithItsProfilingFields() {
-        var families = Await.until("a collection of the 8 GPUs", WAIT, () -> {
+        // GPM values need two samples: the profiling series appear from the second collection on
+        var families = Await.until("a collection of the 8 GPUs with their profiling fields", WAIT, () -> {
             var parsed = ExpositionParser.parse(given().get("/metrics").then().statusCode(200)
                     .header("Content-Type", "text/plain; version=0.0.4; charset=utf-8").extract().asString());
-            return parsed.containsKey("DCGM_FI_DEV_GPU_TEMP") ? parsed : null;
+            return parsed.containsKey("DCGM_FI_DEV_GPU_TEMP") && parsed.containsKey("DCGM_FI_PROF_GR_ENGINE_ACTIVE")
+                    ? parsed : null;
         });
 
         assertThat(gpus(families.get("DCGM_FI_DEV_GPU_TEMP").samples())).isEqualTo(uuids());

@@ -73,7 +73,7 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> load(Map.of("LISTEN", "9400", "TRIES", "11"), "-c", "0", "-k"))
                 .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
                         .extracting(ValidationFailure::message).containsExactlyInAnyOrder(
-                                "-c was '0' but it must be a positive whole number of millis",
+                                "-c was '0' but it must be a positive whole number of milliseconds",
                                 "LISTEN was '9400' but it must be [host]:port",
                                 "TRIES was '11' but it must be a whole number from 1 to 10",
                                 "SPEC_DIR was '' but it must name a folder when -k is set"));

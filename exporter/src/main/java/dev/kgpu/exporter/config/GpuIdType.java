@@ -1,32 +1,25 @@
 package dev.kgpu.exporter.config;
 
+import dev.kgpu.config.v1.WireValue;
+
 /**
  * How the device plugin names whole GPUs in the kubelet's pod resources
  * ({@code DCGM_EXPORTER_KUBERNETES_GPU_ID_TYPE}).
  */
-public enum GpuIdType {
+public enum GpuIdType implements WireValue {
     /** The GPU's UUID, {@code GPU-...} (NVIDIA's device plugin default). */
     UID("uid"),
     /** {@code nvidia<index>} (GKE's device plugin). */
     DEVICE_NAME("device-name");
 
-    private final String flagValue;
+    private final String wireName;
 
-    GpuIdType(String flagValue) {
-        this.flagValue = flagValue;
+    GpuIdType(String wireName) {
+        this.wireName = wireName;
     }
 
-    public String flagValue() {
-        return flagValue;
-    }
-
-    /** The type whose flag value is {@code value}, or null. */
-    static GpuIdType fromFlag(String value) {
-        for (GpuIdType type : values()) {
-            if (type.flagValue.equals(value)) {
-                return type;
-            }
-        }
-        return null;
+    @Override
+    public String wireName() {
+        return wireName;
     }
 }

@@ -1,5 +1,7 @@
 package dev.kgpu.exporter.counters;
 
+import dev.kgpu.config.ValidationFailure;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -32,22 +34,23 @@ public final class CountersFile {
         try {
             text = Files.readString(path, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new CountersException("counters file '" + path + "' could not be read: " + e.getMessage(), e);
+            throw new CountersException(new ValidationFailure("counters file", path.toString(),
+                    "could not be read: " + e.getMessage()), e);
         }
         return parse(path.toString(), text);
     }
 
     public static CounterSet readBuiltIn(String name) {
         if (!BUILT_IN.contains(name)) {
-            throw new CountersException("built-in counters file was '" + name + "' but it must be one of " + BUILT_IN);
+            throw new CountersException(new ValidationFailure("built-in counters file", name, "must be one of " + BUILT_IN));
         }
         try (InputStream in = CountersFile.class.getResourceAsStream(name)) {
             if (in == null) {
-                throw new CountersException("built-in counters file '" + name + "' is missing from the jar");
+                throw new CountersException(new ValidationFailure("built-in counters file", name, "is missing from the jar"));
             }
             return parse("built-in " + name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new CountersException("built-in counters file '" + name + "' could not be read", e);
+            throw new CountersException(new ValidationFailure("built-in counters file", name, "could not be read"), e);
         }
     }
 
@@ -69,20 +72,18 @@ public final class CountersFile {
             String where = "counters file '" + source + "' line " + lineNumber;
             List<String> fields = splitFields(line, where);
             if (fields.size() != 3) {
-                throw new CountersException(where + " was '" + line + "' but it has " + fields.size()
-                        + " field" + (fields.size() == 1 ? "" : "s") + " and a row needs exactly 3 fields"
-                        + " (DCGM field, Prometheus type, help message)");
+                throw bad(where, line, "has " + fields.size() + " field" + (fields.size() == 1 ? "" : "s")
+                        + " and a row needs exactly 3 fields (DCGM field, Prometheus type, help message)");
             }
             String name = fields.get(0);
             MetricType type = MetricType.fromWord(fields.get(1));
             if (type == null) {
-                throw new CountersException(where + " was '" + line + "' but its type '" + fields.get(1)
-                        + "' is not one of gauge, counter, histogram, summary, label");
+                throw bad(where, line, "names type '" + fields.get(1)
+                        + "', which is not one of gauge, counter, histogram, summary, label");
             }
             Integer first = seen.putIfAbsent(name, lineNumber);
             if (first != null) {
-                throw new CountersException(where + " was '" + line + "' but it names " + name
-                        + " a second time (first on line " + first + ")");
+                throw bad(where, line, "names " + name + " a second time (first on line " + first + ")");
             }
             Counter counter = new Counter(name, type, fields.get(2), lineNumber);
             ExporterField exporterField = ExporterField.named(name);
@@ -90,15 +91,14 @@ public final class CountersFile {
                 if (!exporterField.served()) {
                     notServed.add(counter);
                 } else if (type == MetricType.LABEL) {
-                    throw new CountersException(where + " was '" + line + "' but " + name
-                            + " is a series of its own and cannot be a label");
+                    throw bad(where, line, "makes " + name + " a label, but it is a series of its own");
                 } else {
                     metrics.add(counter);
                 }
                 continue;
             }
             if (catalog.id(name).isEmpty()) {
-                throw new CountersException(where + " was '" + line + "' but '" + name
+                throw bad(where, line, "names no counter: '" + name
                         + "' is no DCGM field and no DCGM_EXP_* series (could not find DCGM field)");
             }
             boolean served = type == MetricType.LABEL
@@ -112,6 +112,10 @@ public final class CountersFile {
             }
         }
         return new CounterSet(source, metrics, labels, notServed);
+    }
+
+    private static CountersException bad(String where, String line, String reason) {
+        return new CountersException(new ValidationFailure(where, line, reason));
     }
 
     /** Splits one row at commas outside double quotes; trims blanks around each field. */
@@ -143,12 +147,11 @@ public final class CountersFile {
                     }
                 }
                 if (!closed) {
-                    throw new CountersException(where + " was '" + line + "' but a quoted field is not closed");
+                    throw bad(where, line, "leaves a quoted field open");
                 }
                 while (i < n && line.charAt(i) != ',') {
                     if (line.charAt(i) != ' ' && line.charAt(i) != '\t') {
-                        throw new CountersException(where + " was '" + line
-                                + "' but text follows a quoted field before the next comma");
+                        throw bad(where, line, "has text after a quoted field before the next comma");
                     }
                     i++;
                 }

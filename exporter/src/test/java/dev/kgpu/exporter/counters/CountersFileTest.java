@@ -82,11 +82,11 @@ class CountersFileTest {
     @Test
     void anUnknownTypeOrARepeatedFieldIsAnError() {
         assertThatThrownBy(() -> CountersFile.parse("f", "DCGM_FI_DEV_GPU_TEMP, Gauge, x"))
-                .hasMessageContaining("type 'Gauge' is not one of gauge, counter, histogram, summary, label");
+                .hasMessageContaining("type 'Gauge', which is not one of gauge, counter, histogram, summary, label");
         assertThatThrownBy(() -> CountersFile.parse("f", "DCGM_FI_DEV_GPU_TEMP, gauge, x\nDCGM_FI_DEV_GPU_TEMP, gauge, y"))
                 .hasMessageContaining("line 2").hasMessageContaining("a second time (first on line 1)");
         assertThatThrownBy(() -> CountersFile.parse("f", "DCGM_FI_DEV_GPU_TEMP, gauge, \"open"))
-                .hasMessageContaining("quoted field is not closed");
+                .hasMessageContaining("leaves a quoted field open");
     }
 
     @Test

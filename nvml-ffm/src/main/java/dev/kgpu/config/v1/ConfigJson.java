@@ -34,6 +34,16 @@ public final class ConfigJson {
         return out.toString();
     }
 
+    /**
+     * An agent's effective settings (a map of strings, booleans, numbers, lists and maps, in its order) as
+     * the same indented JSON, for the agents without a config file.
+     */
+    public static String toJson(Map<String, ?> settings) {
+        StringBuilder out = new StringBuilder();
+        write(out, settings, "");
+        return out.toString();
+    }
+
     private static Map<String, Object> toTree(Config config, Blocks blocks) {
         Flags flags = config.flags();
         Map<String, Object> flagTree = new Ordered()
@@ -137,6 +147,7 @@ public final class ConfigJson {
             case String s -> GoJson.string(out, s);
             case Boolean b -> out.append(b);
             case Integer n -> out.append(n);
+            case Long n -> out.append(n);
             default -> throw new IllegalStateException("no JSON form for " + value.getClass());
         }
     }

@@ -454,7 +454,13 @@ public abstract class ValueType<T> {
      * operator's flags take them ({@code DCGM_EXPORTER_INTERVAL=30000} milliseconds), at most {@code max}.
      */
     public static ValueType<Duration> duration(ChronoUnit unit, int min, int max) {
-        ValueType<Integer> amount = wholeNumber(min, max, unit.toString().toLowerCase(Locale.ROOT));
+        String unitName = switch (unit) {
+            case MILLIS -> "milliseconds";
+            case MICROS -> "microseconds";
+            case NANOS -> "nanoseconds";
+            default -> unit.toString().toLowerCase(Locale.ROOT);
+        };
+        ValueType<Integer> amount = wholeNumber(min, max, unitName);
         return new StringType<Duration>(amount.describe()) {
             @Override
             Duration check(String text) {
