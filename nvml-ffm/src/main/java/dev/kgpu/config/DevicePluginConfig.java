@@ -67,7 +67,7 @@ public record DevicePluginConfig(
             "OCI hooks to leave out of generated CDI specs; 'all' leaves out every hook");
 
     /** NVIDIA's plugin flags and variables, in its order. */
-    static final List<Setting<?>> SETTINGS = List.of(
+    public static final List<Setting<?>> SETTINGS = List.of(
             Setting.of(FileField.MIG_STRATEGY, List.of("mig-strategy"), List.of("MIG_STRATEGY"),
                     "how MIG devices are exposed: none, single or mixed"),
             Setting.of(FileField.FAIL_ON_INIT_ERROR, List.of("fail-on-init-error"), List.of("FAIL_ON_INIT_ERROR"),

@@ -5,6 +5,7 @@ import dev.kgpu.config.v1.ConfigJson;
 import dev.kgpu.config.v1.FileField;
 import dev.kgpu.config.v1.GfdFlags;
 import dev.kgpu.config.v1.ValueType;
+import dev.kgpu.nvml.NvmlOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,9 @@ import java.util.function.Function;
  * @param kubeconfig   a kubeconfig file for running outside the cluster ({@code KUBECONFIG})
  * @param kubeApiQps   client rate limit ({@code KUBE_API_QPS}, default 5)
  * @param kubeApiBurst client burst ({@code KUBE_API_BURST}, default 10)
+ * @param sysfsRoot    where sysfs is mounted, for {@code gpu.mode} and vGPU detection ({@code KGPU_SYSFS_ROOT},
+ *                     default {@code /sys})
+ * @param nvml         where NVML is loaded from ({@code KGPU_NVML_LIBRARY}, {@code NVIDIA_DRIVER_ROOT})
  * @param warnings     accepted but suspicious settings, to log at WARN
  */
 public record FeatureDiscoveryConfig(
@@ -48,6 +52,8 @@ public record FeatureDiscoveryConfig(
         Optional<Path> kubeconfig,
         double kubeApiQps,
         int kubeApiBurst,
+        Path sysfsRoot,
+        NvmlOptions nvml,
         List<ConfigWarning> warnings) {
 
     static final String NAME = "feature discovery";
@@ -71,8 +77,12 @@ public record FeatureDiscoveryConfig(
     static final Setting<Integer> KUBE_API_BURST = Setting.of(List.of("kube-api-burst"), List.of("KUBE_API_BURST"),
             ValueType.positiveInt(), 10, "burst of queries to the API server");
 
+    static final Setting<Optional<String>> SYSFS_ROOT = Setting.of(List.of(), List.of("KGPU_SYSFS_ROOT"),
+            ValueType.optional(ValueType.absolutePath()), Optional.empty(),
+            "kgpu: where sysfs is mounted, for gpu.mode and vGPU detection (default /sys)");
+
     /** NVIDIA's GFD flags and variables, in its order, then kgpu's. */
-    static final List<Setting<?>> SETTINGS = List.of(
+    public static final List<Setting<?>> SETTINGS = List.of(
             Setting.of(FileField.MIG_STRATEGY, List.of("mig-strategy"), List.of("GFD_MIG_STRATEGY", "MIG_STRATEGY"),
                     "how MIG devices are exposed: none, single or mixed"),
             Setting.of(FileField.FAIL_ON_INIT_ERROR, List.of("fail-on-init-error"),
@@ -102,7 +112,10 @@ public record FeatureDiscoveryConfig(
             NAMESPACE,
             NODE_NAME,
             POD_NAME,
-            LABEL_SINK);
+            LABEL_SINK,
+            SYSFS_ROOT,
+            NvmlSettings.LIBRARY,
+            NvmlSettings.DRIVER_ROOT);
 
     public FeatureDiscoveryConfig {
         Objects.requireNonNull(config, "config");
@@ -112,6 +125,8 @@ public record FeatureDiscoveryConfig(
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(podName, "podName");
         Objects.requireNonNull(kubeconfig, "kubeconfig");
+        Objects.requireNonNull(sysfsRoot, "sysfsRoot");
+        Objects.requireNonNull(nvml, "nvml");
         warnings = List.copyOf(warnings);
         List<ValidationFailure> failures = new ArrayList<>();
         if (labelSink != LabelSink.FILE && nodeName.isEmpty()) {
@@ -158,7 +173,8 @@ public record FeatureDiscoveryConfig(
             return new FeatureDiscoveryConfig(config, resolved.configFile(), sink,
                     optional(resolved.get(NODE_NAME)), resolved.get(NAMESPACE), optional(resolved.get(POD_NAME)),
                     optional(resolved.get(KUBECONFIG)).map(Path::of), resolved.get(KUBE_API_QPS),
-                    resolved.get(KUBE_API_BURST), resolved.warnings());
+                    resolved.get(KUBE_API_BURST), Path.of(resolved.get(SYSFS_ROOT).orElse("/sys")), NvmlSettings.options(resolved),
+                    resolved.warnings());
         }), args, environment);
     }
 

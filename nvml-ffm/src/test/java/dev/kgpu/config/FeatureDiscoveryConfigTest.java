@@ -122,7 +122,16 @@ class FeatureDiscoveryConfigTest {
                     assertThat(f.namespace()).isEqualTo("default");
                     assertThat(f.gfd().sleepInterval()).isEqualTo(new SleepInterval.Every(Duration.ofSeconds(60)));
                     assertThat(f.warnings()).isEmpty();
+                    assertThat(f.sysfsRoot()).isEqualTo(Path.of("/sys"));
+                    assertThat(f.nvml()).isEqualTo(dev.kgpu.nvml.NvmlOptions.defaults());
                 }),
+                ok("kgpu's sysfs root and NVML library, read once with the rest", List.of(),
+                        Map.of("KGPU_SYSFS_ROOT", "/host/sys", "KGPU_NVML_LIBRARY", "/lib/libnvidia-ml.so.1",
+                                "NVIDIA_DRIVER_ROOT", "/run/nvidia/driver"), null, f -> {
+                            assertThat(f.sysfsRoot()).isEqualTo(Path.of("/host/sys"));
+                            assertThat(f.nvml()).isEqualTo(new dev.kgpu.nvml.NvmlOptions(
+                                    Optional.of(Path.of("/lib/libnvidia-ml.so.1")), Path.of("/run/nvidia/driver")));
+                        }),
                 ok("GFD_MIG_STRATEGY wins over MIG_STRATEGY", List.of(),
                         Map.of("MIG_STRATEGY", "mixed", "GFD_MIG_STRATEGY", "single"), null,
                         f -> assertThat(f.config().flags().migStrategy()).isEqualTo(MigStrategy.SINGLE)),

@@ -16,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 
 /**
  * Turns the shared configuration ({@code dev.kgpu.config}: NVIDIA's config file v1 with GFD's flags and
@@ -24,13 +23,10 @@ import java.util.function.Function;
  */
 public final class ConfigMapping {
 
-    /** kgpu's extra setting: where sysfs is mounted (for {@code gpu.mode} and vGPU detection). */
-    public static final String SYSFS_ROOT_ENV = "KGPU_SYSFS_ROOT";
-
     private ConfigMapping() {
     }
 
-    public static DiscoverySettings settings(FeatureDiscoveryConfig config, Function<String, String> environment) {
+    public static DiscoverySettings settings(FeatureDiscoveryConfig config) {
         var gfd = config.gfd();
         LabelSettings labels = new LabelSettings(
                 MigStrategy.parse("flags.migStrategy", config.config().flags().migStrategy().wireName()),
@@ -46,7 +42,6 @@ public final class ConfigMapping {
             case NODE_FEATURE -> Optional.of(LabelSink.Kind.NODE_FEATURE);
             case FILE -> Optional.of(LabelSink.Kind.FILE);
         };
-        String sysfs = environment.apply(SYSFS_ROOT_ENV);
         return new DiscoverySettings(
                 labels,
                 gfd.oneshot(),
@@ -59,7 +54,7 @@ public final class ConfigMapping {
                 config.nodeName(),
                 Optional.of(config.namespace()),
                 config.podName(),
-                sysfs == null || sysfs.isBlank() ? Path.of("/sys") : Path.of(sysfs),
+                config.sysfsRoot(),
                 Backoff.Policy.DEFAULT);
     }
 

@@ -14,7 +14,6 @@ import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.function.Function;
 
 /**
  * Builds the supervisor from the loaded configuration, relays SIGHUP to it and stops it when Quarkus
@@ -37,20 +36,24 @@ public class Discovery {
 
     private volatile DiscoverySupervisor supervisor;
 
-    /** Starts labelling with {@code config}; SIGHUP re-reads the configuration through {@code loader}. */
-    public void start(FeatureDiscoveryConfig config, ConfigLoader<FeatureDiscoveryConfig> loader, Function<String, String> environment) {
+    /**
+     * Starts labelling with {@code config}, read once by the entry point; SIGHUP re-reads the config file
+     * through {@code loader} (the same path as at start) and relabels.
+     */
+    public void start(FeatureDiscoveryConfig config, ConfigLoader<FeatureDiscoveryConfig> loader) {
         config.warnings().forEach(warning -> LOG.warn(warning));
         LOG.infof("Running with config:%n%s", config.toJson());
-        LabelingPass pass = new LabelingPass(Nvml::open, LabelingPass.Sinks.of(sinkFactory), clock);
+        LabelingPass pass = new LabelingPass(() -> Nvml.open(config.nvml()), LabelingPass.Sinks.of(sinkFactory), clock);
         supervisor = new DiscoverySupervisor(pass, status, () -> switch (loader.reload()) {
             case Reload.Loaded<FeatureDiscoveryConfig>(FeatureDiscoveryConfig reloaded) -> {
+                reloaded.warnings().forEach(warning -> LOG.warn(warning));
                 LOG.infof("Running with config:%n%s", reloaded.toJson());
-                yield ConfigMapping.settings(reloaded, environment);
+                yield ConfigMapping.settings(reloaded);
             }
             case Reload.Rejected<FeatureDiscoveryConfig> rejected -> throw new IllegalArgumentException(rejected.message());
         }, clock);
         HangupSignal.relayTo(supervisor::relabel);
-        supervisor.start(ConfigMapping.settings(config, environment));
+        supervisor.start(ConfigMapping.settings(config));
     }
 
     /** Blocks until the supervisor stops; its exit code. */

@@ -22,7 +22,7 @@ class ConfigMappingTest {
 
     DiscoverySettings load(Map<String, String> environment, String... args) {
         FeatureDiscoveryConfig config = FeatureDiscoveryConfig.load(args, environment::get);
-        return ConfigMapping.settings(config, environment::get);
+        return ConfigMapping.settings(config);
     }
 
     @Test

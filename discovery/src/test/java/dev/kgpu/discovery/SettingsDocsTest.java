@@ -1,0 +1,16 @@
+package dev.kgpu.discovery;
+
+import dev.kgpu.config.FeatureDiscoveryConfig;
+import dev.kgpu.config.SettingsTable;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+
+/** The README's Flag | Environment Variable | Default table names every setting discovery reads. */
+class SettingsDocsTest {
+
+    @Test
+    void theReadmeNamesEveryFlagAndVariable() {
+        SettingsTable.assertDocumented(Path.of("README.md"), "## Configuration", FeatureDiscoveryConfig.SETTINGS);
+    }
+}
