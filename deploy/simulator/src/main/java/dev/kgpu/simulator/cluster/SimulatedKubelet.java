@@ -10,53 +10,26 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The simulated node's kubelet, from the test doubles of the modules whose protocols they fake: the device
  * manager ({@link KubeletSimulator}, plugin's test-jar) on {@code device-plugins/kubelet.sock}, publishing the
  * node's capacity and allocatable to its Node ({@link NodeStatusPublisher}), and the PodResources v1 API
  * ({@link FakePodResourcesServer}, exporter's test-jar) on {@code pod-resources/kubelet.sock}, kept in step
- * with the device manager's admissions and releases.
- *
- * <p>Like a kubelet's node-status loop, it also checks the Node every {@link #NODE_STATUS_SYNC} and writes
- * capacity and allocatable again when they differ from the device manager's, so a status write that failed
- * (the API server busy, say) is repaired instead of leaving the node without GPUs.
+ * with the device manager's admissions and releases. The Node's status is written on every change of the
+ * device manager's devices, on its event thread, so the last write holds its latest state.
  *
  * <p>Pods are known to the device manager as {@code <namespace>/<name>}.
  */
 public final class SimulatedKubelet implements AutoCloseable {
 
-    /** How often the Node's status is checked (a kubelet's nodeStatusUpdateFrequency is 10 s). */
-    public static final Duration NODE_STATUS_SYNC = Duration.ofSeconds(2);
-
-    private static final System.Logger LOG = System.getLogger(SimulatedKubelet.class.getName());
-
     private final KubeletSimulator devices;
     private final FakePodResourcesServer podResources;
-    private final NodeStatusPublisher nodeStatus;
-    private final ScheduledExecutorService statusSync = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().daemon().name("kubelet-node-status").factory());
 
-    private SimulatedKubelet(KubeletSimulator devices, FakePodResourcesServer podResources, NodeStatusPublisher nodeStatus) {
+    private SimulatedKubelet(KubeletSimulator devices, FakePodResourcesServer podResources) {
         this.devices = devices;
         this.podResources = podResources;
-        this.nodeStatus = nodeStatus;
-    }
-
-    private void syncNodeStatus() {
-        try {
-            if (nodeStatus.publishIfStale()) {
-                LOG.log(System.Logger.Level.WARNING, "the Node's capacity or allocatable differed from the device"
-                        + " manager's; written again");
-            }
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "node status sync failed; retrying in " + NODE_STATUS_SYNC, e);
-        }
     }
 
     /**
@@ -77,11 +50,8 @@ public final class SimulatedKubelet implements AutoCloseable {
         NodeStatusPublisher nodeStatus = new NodeStatusPublisher(devices, client, nodeName, baseCapacity);
         devices.addListener(nodeStatus);
         devices.addListener(new PodResourcesSync(podResources));
-        SimulatedKubelet kubelet = new SimulatedKubelet(devices, podResources, nodeStatus);
         nodeStatus.publish();
-        long period = NODE_STATUS_SYNC.toMillis();
-        kubelet.statusSync.scheduleWithFixedDelay(kubelet::syncNodeStatus, period, period, TimeUnit.MILLISECONDS);
-        return kubelet;
+        return new SimulatedKubelet(devices, podResources);
     }
 
     /** The device manager: registrations, device lists, admissions. */
@@ -93,11 +63,6 @@ public final class SimulatedKubelet implements AutoCloseable {
         return podResources.socket();
     }
 
-    /** Writes the node's capacity and allocatable now. */
-    public void publishNodeStatus() {
-        nodeStatus.publish();
-    }
-
     /** The device manager's name of a pod. */
     public static String podKey(String namespace, String name) {
         return namespace + "/" + name;
@@ -105,7 +70,6 @@ public final class SimulatedKubelet implements AutoCloseable {
 
     @Override
     public void close() {
-        statusSync.shutdownNow();
         try {
             devices.close();
         } finally {

@@ -4,8 +4,11 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -48,33 +51,26 @@ public final class NodeStatusPublisher implements KubeletListener {
         publish();
     }
 
-    /** Writes the current capacity and allocatable now; returns the Node as stored. */
-    public Node publish() {
+    /**
+     * Writes the current capacity and allocatable now; returns the Node as stored.
+     *
+     * <p>One JSON patch that replaces the two maps and carries no {@code resourceVersion}: like the kubelet's
+     * own status patch, it must not fail because another writer changed the Node since it was read. (An edit of
+     * the Node read just before carries that precondition: when discovery's label patch landed between the read
+     * and the write, the write failed with 409 Conflict, and a 1-GPU node stayed without allocatable.)
+     * Serialised, so the last write holds the device manager's latest state.
+     */
+    public synchronized Node publish() {
         Map<String, Quantity> capacity = capacity();
         Map<String, Quantity> allocatable = allocatable();
         if (client.nodes().withName(nodeName).get() == null) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName(nodeName).endMetadata().build()).create();
         }
-        // a patch of status only: labels or conditions written by others are left alone
-        return client.nodes().withName(nodeName).editStatus(node -> new NodeBuilder(node)
-                .editOrNewStatus().withCapacity(capacity).withAllocatable(allocatable).endStatus()
-                .build());
-    }
-
-    /**
-     * The kubelet's periodic node-status sync: writes capacity and allocatable when the Node's stored ones
-     * differ from the device manager's (a write that failed, a Node recreated), else nothing.
-     *
-     * @return whether it wrote
-     */
-    public boolean publishIfStale() {
-        Node node = client.nodes().withName(nodeName).get();
-        if (node != null && node.getStatus() != null && capacity().equals(node.getStatus().getCapacity())
-                && allocatable().equals(node.getStatus().getAllocatable())) {
-            return false;
-        }
-        publish();
-        return true;
+        // status only: labels or conditions written by others are left alone
+        String patch = client.getKubernetesSerialization().asJson(List.of(
+                Map.of("op", "add", "path", "/status/capacity", "value", capacity),
+                Map.of("op", "add", "path", "/status/allocatable", "value", allocatable)));
+        return client.nodes().withName(nodeName).subresource("status").patch(PatchContext.of(PatchType.JSON), patch);
     }
 
     private Map<String, Quantity> capacity() {
