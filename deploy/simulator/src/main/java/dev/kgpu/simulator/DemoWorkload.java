@@ -35,11 +35,11 @@ final class DemoWorkload {
     private final KubernetesClient client;
     private final KubeletSimulator kubelet;
     private final SimulatedGpus gpus;
-    private final ExporterMetrics metrics;
+    private final MetricsScraper metrics;
     private final Duration timeout;
     private final String migStrategy;
 
-    DemoWorkload(KubernetesClient client, KubeletSimulator kubelet, SimulatedGpus gpus, ExporterMetrics metrics,
+    DemoWorkload(KubernetesClient client, KubeletSimulator kubelet, SimulatedGpus gpus, MetricsScraper metrics,
                  Duration timeout, String migStrategy) {
         this.client = client;
         this.kubelet = kubelet;
@@ -99,11 +99,11 @@ final class DemoWorkload {
             return body.contains(marker) ? Optional.of(body) : Optional.empty();
         }, () -> "no series with " + marker + " at " + metrics.uri());
         return new Outcome(new NodeReport.Demo(podName, resource.get(), phase, devices, true, Optional.empty()),
-                ExporterMetrics.samples(exposition, Optional.of(marker)), Optional.empty());
+                MetricsScraper.samples(exposition, Optional.of(marker)), Optional.empty());
     }
 
     private Outcome notAttributed(NodeReport.Demo demo, boolean problem) {
-        return new Outcome(demo, ExporterMetrics.samples(metrics.fetch(), Optional.empty()),
+        return new Outcome(demo, MetricsScraper.samples(metrics.fetch(), Optional.empty()),
                 problem ? demo.note().map(n -> "demo workload " + n) : Optional.empty());
     }
 

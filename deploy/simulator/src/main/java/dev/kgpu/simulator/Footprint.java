@@ -40,7 +40,7 @@ final class Footprint {
             try {
                 StringBuilder line = new StringBuilder("kgpu-sim: run " + run + "/" + runs + ":");
                 for (Agent agent : ORDER) {
-                    AgentProcess process = node.start(agent, "daemon");
+                    AgentProcess process = node.start(agent);
                     started.add(process);
                     SimulatedNode.Ready ready = node.awaitReady(process);
                     Sample sample = new Sample(ready.startToReady(), ready.rssKib(), process.aotCache().used());

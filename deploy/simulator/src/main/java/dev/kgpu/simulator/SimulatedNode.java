@@ -3,6 +3,7 @@ package dev.kgpu.simulator;
 import dev.kgpu.simulator.agents.AgentEnvironment;
 import dev.kgpu.simulator.agents.AgentLauncher;
 import dev.kgpu.simulator.agents.AgentProcess;
+import dev.kgpu.simulator.agents.ValidatorMode;
 import dev.kgpu.simulator.cluster.ApiServer;
 import dev.kgpu.simulator.cluster.PodRunner;
 import dev.kgpu.simulator.cluster.SimulatedKubelet;
@@ -115,7 +116,8 @@ public final class SimulatedNode implements AutoCloseable {
             node.launcher = new AgentLauncher(root, AgentLauncher.javaExecutable(environment),
                     AgentLauncher.jvmOptionsFile(root), node.layout.logs(), environment);
             node.environment = new AgentEnvironment(mockLibrary, node.profileForAgents(), options.nodeName(),
-                    AGENT_NAMESPACE, options.migStrategy(), sampleImage, node.api.url(), node.layout);
+                    AGENT_NAMESPACE, options.migStrategy(), sampleImage, node.api.url(), node.layout,
+                    options.footprintRuns() > 0 ? ValidatorMode.DAEMON : ValidatorMode.ONESHOT);
             progress.println("kgpu-sim: node " + options.nodeName() + " (" + node.gpus.describe() + ") in "
                     + node.layout.root() + "; API server " + node.api.url());
             return node;
@@ -180,13 +182,16 @@ public final class SimulatedNode implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------------------
     // the agents
 
-    /** Spawns {@code agent}; the validator in {@code validatorMode} ({@code oneshot} or {@code daemon}). */
-    public AgentProcess start(Agent agent, String validatorMode) {
+    /**
+     * Spawns {@code agent}: the validator one-shot on a node brought up, as a daemon when the footprint is
+     * measured (see {@link ValidatorMode}).
+     */
+    public AgentProcess start(Agent agent) {
         if (stopping) {
             throw new SimulatorException.AgentExited("the node is stopping");
         }
         int port = options.port(agent);
-        AgentProcess process = launcher.start(agent, port, environment.of(agent, port, validatorMode));
+        AgentProcess process = launcher.start(agent, port, environment.of(agent, port));
         agents.add(process);
         LOG.log(System.Logger.Level.INFO, "started the {0} (pid {1}): {2}", agent.id(), Long.toString(process.pid()), process.log());
         return process;
@@ -216,9 +221,9 @@ public final class SimulatedNode implements AutoCloseable {
     public NodeReport bringUp() {
         progress.println("kgpu-sim: starting the plugin, discovery and the exporter"
                 + launcher.jvmOptions().map(f -> " with @" + options.root().relativize(f)).orElse(""));
-        AgentProcess plugin = start(Agent.PLUGIN, "oneshot");
-        AgentProcess discovery = start(Agent.DISCOVERY, "oneshot");
-        AgentProcess exporter = start(Agent.EXPORTER, "oneshot");
+        AgentProcess plugin = start(Agent.PLUGIN);
+        AgentProcess discovery = start(Agent.DISCOVERY);
+        AgentProcess exporter = start(Agent.EXPORTER);
         for (AgentProcess agent : List.of(plugin, discovery, exporter)) {
             agent.onUnexpectedExit(() -> progress.println("kgpu-sim: the " + agent.agent().id() + " exited with status "
                     + agent.exitStatus().orElse(-1) + "; see " + agent.log()));
@@ -233,7 +238,7 @@ public final class SimulatedNode implements AutoCloseable {
             awaitNodeResources();
             progress.println("kgpu-sim: the plugin registered " + kubelet.devices().capacity()
                     + "; starting the validator (one-shot, every component)");
-            AgentProcess validator = start(Agent.VALIDATOR, "oneshot");
+            AgentProcess validator = start(Agent.VALIDATOR);
             CompletableFuture<AgentProcess.Exit> validatorDone =
                     CompletableFuture.supplyAsync(() -> validator.awaitExit(options.timeout()), waits);
 
@@ -253,7 +258,7 @@ public final class SimulatedNode implements AutoCloseable {
                 problems.add("the validator printed no verdict (exit status " + validatorExit.status() + "); see "
                         + validator.log() + ":\n" + String.join("\n", validator.logTail(10)));
             }
-            ExporterMetrics metrics = new ExporterMetrics(http, exporter.port());
+            MetricsScraper metrics = new MetricsScraper(http, exporter.port());
             DemoWorkload.Outcome demo = new DemoWorkload(api.client(), kubelet.devices(), gpus, metrics,
                     options.timeout(), options.migStrategy()).run();
             demo.problem().ifPresent(problems::add);
@@ -374,7 +379,7 @@ public final class SimulatedNode implements AutoCloseable {
                 .toList();
         NodeReport report = new NodeReport(options.nodeName(), options.profile(), gpus.describe(), options.migStrategy(),
                 capacity, allocatable, resources, nvidiaLabels().isEmpty() ? labels : nvidiaLabels(),
-                ExporterMetrics.userUrl(options.port(Agent.EXPORTER)),
+                MetricsScraper.userUrl(options.port(Agent.EXPORTER)),
                 demo.samples(), demo.demo(), verdicts, agentReports, launcher.jvmOptions().map(Path::toString),
                 layout.root().toString(), layout.kubeconfig().toString(), api.url(), layout.eventsFile().toString(),
                 gpus.gpus().isEmpty() ? "" : gpus.gpus().getFirst().uuid(), problems);

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class NodeLayoutTest {
 
-    private static final SimulatedGpus NODE = SimulatedGpus.of("550.54.15", "12.4", List.of(
+    private static final SimulatedGpus NODE = SimulatedGpus.of("550.54.15", List.of(
             new SimulatedGpus.Gpu(0, "GPU-a", "NVIDIA GeForce RTX 3060", 0, "0000:01:00.0", true, false, List.of()),
             new SimulatedGpus.Gpu(1, "GPU-b", "NVIDIA A100-SXM4-80GB", 4, "0000:07:00.0", false, false, List.of())));
 

@@ -23,9 +23,11 @@ import java.util.Optional;
  *                     in-cluster configuration gives it: an address, no kubeconfig file to parse (the
  *                     kubeconfig in the node's folder is for the user's kubectl)
  * @param layout       the node's sockets and files
+ * @param validatorMode how the validator runs
  */
 public record AgentEnvironment(Path mockLibrary, String profile, String nodeName, String namespace,
-                               String migStrategy, Optional<String> sampleImage, String apiServer, NodeLayout layout) {
+                               String migStrategy, Optional<String> sampleImage, String apiServer, NodeLayout layout,
+                               ValidatorMode validatorMode) {
 
     /** Collection interval of the exporter on the simulated node (dcgm-exporter's default is 30 s). */
     public static final String EXPORTER_INTERVAL_MS = "2000";
@@ -33,8 +35,8 @@ public record AgentEnvironment(Path mockLibrary, String profile, String nodeName
     /** The validator's poll interval (NVIDIA's default 5 s; 1 s keeps the sample pods quick). */
     public static final String VALIDATOR_SLEEP_SECONDS = "1";
 
-    /** The variables of {@code agent}, listening on {@code port}; the validator in {@code validatorMode}. */
-    public Map<String, String> of(Agent agent, int port, String validatorMode) {
+    /** The variables of {@code agent}, listening on {@code port}. */
+    public Map<String, String> of(Agent agent, int port) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("KGPU_NVML_LIBRARY", mockLibrary.toString());
         env.put("MOCK_NVML_PROFILE", profile);
@@ -73,7 +75,7 @@ public record AgentEnvironment(Path mockLibrary, String profile, String nodeName
                 env.put("KGPU_SIMULATED_DEVICE_NODES", "true");
                 env.put("MIG_STRATEGY", migStrategy);
                 env.put("SLEEP_INTERVAL_SECONDS", VALIDATOR_SLEEP_SECONDS);
-                env.put("KGPU_VALIDATOR_MODE", validatorMode);
+                env.put("KGPU_VALIDATOR_MODE", validatorMode.value());
                 sampleImage.ifPresent(image -> env.put("KGPU_CUDA_SAMPLE_IMAGE", image));
             }
         }

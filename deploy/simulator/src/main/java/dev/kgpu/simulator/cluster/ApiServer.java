@@ -155,17 +155,17 @@ public final class ApiServer implements AutoCloseable {
             String path = uri.getRawPath();
             switch (path) {
                 case "/api" -> {
-                    return json(200, Discovery.API_VERSIONS);
+                    return json(200, ApiDiscovery.API_VERSIONS);
                 }
                 case "/api/v1" -> {
-                    return json(200, Discovery.CORE_V1_RESOURCES);
+                    return json(200, ApiDiscovery.CORE_V1_RESOURCES);
                 }
                 case "/apis" -> {
-                    return json(200, Discovery.API_GROUPS);
+                    return json(200, ApiDiscovery.API_GROUPS);
                 }
                 case "/openapi/v2", "/openapi/v3" -> {
                     // no schemas: kubectl then validates nothing client-side instead of misreading a list
-                    return json(404, Discovery.notFound(path));
+                    return json(404, ApiDiscovery.notFound(path));
                 }
                 default -> {
                     Matcher log = POD_LOG.matcher(path);
@@ -188,7 +188,7 @@ public final class ApiServer implements AutoCloseable {
             Optional<FieldSelector> fields = selector == null || query.containsKey("watch")
                     ? Optional.empty() : FieldSelector.parse(selector);
             if (fields.isEmpty()) {
-                return Discovery.typedList(uri.getRawPath(), crud.dispatch(request));
+                return ApiDiscovery.typedList(uri.getRawPath(), crud.dispatch(request));
             }
             String rest = uri.getRawQuery() == null ? "" : java.util.Arrays.stream(uri.getRawQuery().split("&"))
                     .filter(pair -> !pair.startsWith("fieldSelector=")).collect(java.util.stream.Collectors.joining("&"));
@@ -198,7 +198,7 @@ public final class ApiServer implements AutoCloseable {
             if (response.code() != 200 || response.getBody() == null) {
                 return response;
             }
-            return Discovery.typedList(uri.getRawPath(), fields.get()
+            return ApiDiscovery.typedList(uri.getRawPath(), fields.get()
                     .filter(new String(response.getBody().getBytes(), StandardCharsets.UTF_8))
                     .map(body -> json(200, body)).orElse(response));
         }
@@ -221,7 +221,7 @@ public final class ApiServer implements AutoCloseable {
                         + (container.isEmpty() ? " (or the pod has several containers: give one)" : "");
                 return json(400, """
                         {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":%s,"reason":"BadRequest","code":400}"""
-                        .formatted(Discovery.quote(message)));
+                        .formatted(ApiDiscovery.quote(message)));
             }
             String text = log.get();
             String tail = query.get("tailLines");

@@ -29,15 +29,13 @@ public final class SimulatedGpus {
             Brand.TITAN_RTX);
 
     private final String driverVersion;
-    private final String cudaVersion;
     private final List<Gpu> gpus;
     private final List<SimulatedDriverRoot.Gpu> driverRootGpus;
     private final Optional<Path> nvmlLibrary;
 
-    private SimulatedGpus(String driverVersion, String cudaVersion, List<Gpu> gpus,
-                          List<SimulatedDriverRoot.Gpu> driverRootGpus, Optional<Path> nvmlLibrary) {
+    private SimulatedGpus(String driverVersion, List<Gpu> gpus, List<SimulatedDriverRoot.Gpu> driverRootGpus,
+                          Optional<Path> nvmlLibrary) {
         this.driverVersion = driverVersion;
-        this.cudaVersion = cudaVersion;
         this.gpus = List.copyOf(gpus);
         this.driverRootGpus = List.copyOf(driverRootGpus);
         this.nvmlLibrary = nvmlLibrary;
@@ -60,8 +58,7 @@ public final class SimulatedGpus {
                 gpus.add(new Gpu(device.index(), device.uuid(), device.name(), device.minorNumber(),
                         device.pci().sysfsBusId(), GRAPHICS_BRANDS.contains(device.brand()), migEnabled, migs));
             }
-            return new SimulatedGpus(nvml.driverVersion(), nvml.cudaDriverVersion().toString(), gpus,
-                    SimulatedDriverRoot.gpusOf(nvml), Optional.of(mockLibrary));
+            return new SimulatedGpus(nvml.driverVersion(), gpus, SimulatedDriverRoot.gpusOf(nvml), Optional.of(mockLibrary));
         }
     }
 
@@ -69,12 +66,12 @@ public final class SimulatedGpus {
      * For tests: a node made of these GPUs. Its driver root has a stub NVML, NVIDIA's vendor id and no NUMA node
      * or MIG capabilities.
      */
-    public static SimulatedGpus of(String driverVersion, String cudaVersion, List<Gpu> gpus) {
+    public static SimulatedGpus of(String driverVersion, List<Gpu> gpus) {
         List<SimulatedDriverRoot.Gpu> driverRoot = gpus.stream()
                 .map(g -> new SimulatedDriverRoot.Gpu(g.minorNumber(), g.sysfsBusId(), 0x10de, 0x10de,
                         OptionalInt.empty(), g.graphics(), List.of()))
                 .toList();
-        return new SimulatedGpus(driverVersion, cudaVersion, gpus, driverRoot, Optional.empty());
+        return new SimulatedGpus(driverVersion, gpus, driverRoot, Optional.empty());
     }
 
     /** The GPUs as the node's driver root shows them (device nodes, MIG capabilities, sysfs). */
@@ -89,10 +86,6 @@ public final class SimulatedGpus {
 
     public String driverVersion() {
         return driverVersion;
-    }
-
-    public String cudaVersion() {
-        return cudaVersion;
     }
 
     public List<Gpu> gpus() {

@@ -15,12 +15,13 @@ class AgentEnvironmentTest {
     private static final NodeLayout LAYOUT = new NodeLayout(Path.of("/tmp/node"));
 
     private final AgentEnvironment environment = new AgentEnvironment(Path.of("/k/libnvidia-ml.so.1"), "dgx-a100",
-            "sim-node", "kgpu", "mixed", Optional.of("registry.example/vectoradd:1"), "http://127.0.0.1:6443", LAYOUT);
+            "sim-node", "kgpu", "mixed", Optional.of("registry.example/vectoradd:1"), "http://127.0.0.1:6443", LAYOUT,
+            ValidatorMode.DAEMON);
 
     @Test
     void everyAgentGetsTheMockNvmlAndTheNode() {
         for (Agent agent : Agent.values()) {
-            assertThat(environment.of(agent, 1234, "oneshot")).containsAllEntriesOf(Map.of(
+            assertThat(environment.of(agent, 1234)).containsAllEntriesOf(Map.of(
                     "KGPU_NVML_LIBRARY", "/k/libnvidia-ml.so.1", "MOCK_NVML_PROFILE", "dgx-a100",
                     "MOCK_NVML_EVENTS", "/tmp/node/nvml-events", "NODE_NAME", "sim-node", "NAMESPACE", "kgpu"));
         }
@@ -28,18 +29,19 @@ class AgentEnvironmentTest {
 
     @Test
     void eachAgentGetsWhatItsDaemonSetGivesIt() {
-        assertThat(environment.of(Agent.PLUGIN, 8081, "oneshot")).containsAllEntriesOf(Map.of(
+        assertThat(environment.of(Agent.PLUGIN, 8081)).containsAllEntriesOf(Map.of(
                 "KUBELET_SOCKET", "/tmp/node/device-plugins/kubelet.sock", "MIG_STRATEGY", "mixed",
-                "QUARKUS_HTTP_HOST", "127.0.0.1", "QUARKUS_HTTP_PORT", "8081"));
-        assertThat(environment.of(Agent.DISCOVERY, 8082, "oneshot")).containsAllEntriesOf(Map.of(
+                "QUARKUS_HTTP_HOST", "127.0.0.1", "QUARKUS_HTTP_PORT", "8081"))
+                .as("only the validator has a mode").doesNotContainKey("KGPU_VALIDATOR_MODE");
+        assertThat(environment.of(Agent.DISCOVERY, 8082)).containsAllEntriesOf(Map.of(
                 "KUBERNETES_MASTER", "http://127.0.0.1:6443",
                 "KUBERNETES_AUTH_TRYKUBECONFIG", "false", "KGPU_LABEL_SINK", "node", "MIG_STRATEGY", "mixed",
                 "GFD_MACHINE_TYPE_FILE", "/tmp/node/machine-type", "KGPU_SYSFS_ROOT", "/tmp/node/sys"));
-        assertThat(environment.of(Agent.EXPORTER, 19400, "oneshot")).containsAllEntriesOf(Map.of(
+        assertThat(environment.of(Agent.EXPORTER, 19400)).containsAllEntriesOf(Map.of(
                 "DCGM_EXPORTER_LISTEN", "127.0.0.1:19400", "DCGM_EXPORTER_KUBERNETES", "true",
                 "DCGM_POD_RESOURCES_KUBELET_SOCKET", "/tmp/node/pod-resources/kubelet.sock",
                 "DCGM_EXPORTER_INTERVAL", "2000"));
-        assertThat(environment.of(Agent.VALIDATOR, 8083, "daemon")).containsAllEntriesOf(Map.of(
+        assertThat(environment.of(Agent.VALIDATOR, 8083)).containsAllEntriesOf(Map.of(
                 "KUBERNETES_MASTER", "http://127.0.0.1:6443", "OUTPUT_DIR", "/tmp/node/validations",
                 "NVIDIA_DEV_ROOT", "/tmp/node", "KGPU_SIMULATED_DEVICE_NODES", "true", "MIG_STRATEGY", "mixed",
                 "SLEEP_INTERVAL_SECONDS", "1", "KGPU_VALIDATOR_MODE", "daemon",

@@ -61,7 +61,7 @@ class PodRunnerIT {
         plugin = new FakeGpuPlugin(dir.resolve("dp/nvidia-gpu.sock"), List.of(PLAIN, MIG_ON))
                 .serveAndRegister(kubelet.devices().socket());
         kubelet.devices().awaitResource("nvidia.com/gpu", r -> r.allocatable() == 2, Duration.ofSeconds(10));
-        SimulatedGpus gpus = SimulatedGpus.of("550.54.15", "12.4", List.of(
+        SimulatedGpus gpus = SimulatedGpus.of("550.54.15", List.of(
                 new SimulatedGpus.Gpu(0, PLAIN, "NVIDIA A100-SXM4-80GB", 0, "0000:07:00.0", false, false, List.of()),
                 new SimulatedGpus.Gpu(1, MIG_ON, "NVIDIA A100-SXM4-80GB", 1, "0000:0f:00.0", false, true,
                         List.of(new SimulatedGpus.Mig(0, "MIG-33333333-3333-4333-8333-333333333333", "7g.80gb")))));

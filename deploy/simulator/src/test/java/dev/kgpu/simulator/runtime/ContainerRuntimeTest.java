@@ -25,7 +25,7 @@ class ContainerRuntimeTest {
     private static final String SAMPLE = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0";
 
     /** GPU 0 with MIG off, GPU 1 with MIG on and one MIG device. */
-    private static final SimulatedGpus NODE = SimulatedGpus.of("550.54.15", "12.4", List.of(
+    private static final SimulatedGpus NODE = SimulatedGpus.of("550.54.15", List.of(
             new Gpu(0, FULL, "NVIDIA A100-SXM4-80GB", 0, "0000:07:00.0", false, false, List.of()),
             new Gpu(1, MIG_PARENT, "NVIDIA A100-SXM4-80GB", 1, "0000:0f:00.0", false, true,
                     List.of(new Mig(0, MIG, "1g.10gb")))));

@@ -18,9 +18,9 @@ import java.util.stream.Collectors;
  * core group: the agents use nothing else on the simulated node (discovery's {@code node} sink, the
  * validator's pods and events).
  */
-final class Discovery {
+final class ApiDiscovery {
 
-    private Discovery() {
+    private ApiDiscovery() {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -101,7 +101,7 @@ final class Discovery {
     }
 
     private static String array(List<String> values) {
-        return values.stream().map(Discovery::quote).collect(Collectors.joining(",", "[", "]"));
+        return values.stream().map(ApiDiscovery::quote).collect(Collectors.joining(",", "[", "]"));
     }
 
     /** A JSON string literal. */

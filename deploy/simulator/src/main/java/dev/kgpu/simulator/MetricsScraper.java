@@ -11,13 +11,13 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-/** The exporter's {@code /metrics}, as a scraper reads it. */
-final class ExporterMetrics {
+/** Scrapes the exporter's {@code /metrics} as Prometheus would, and picks a few series out for the summary. */
+final class MetricsScraper {
 
     private final HttpClient http;
     private final URI uri;
 
-    ExporterMetrics(HttpClient http, int port) {
+    MetricsScraper(HttpClient http, int port) {
         this.http = http;
         this.uri = URI.create("http://127.0.0.1:" + port + "/metrics");
     }
