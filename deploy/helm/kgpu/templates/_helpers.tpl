@@ -20,12 +20,12 @@ app.kubernetes.io/name: {{ include "kgpu.name" . }}
 app.kubernetes.io/instance: {{ .root.Release.Name }}
 {{- end -}}
 
-{{/* Image of one agent: <registry>/<agent>:<tag>. */}}
+{{/* Image of one agent: <registry>/<agent>:<tag>, the tag the chart's appVersion (the images' version) unless set. */}}
 {{- define "kgpu.image" -}}
-{{- printf "%s/%s:%s" .root.Values.image.registry .agent (default .root.Chart.AppVersion .root.Values.image.tag) -}}
+{{- printf "%s/%s:%s" (trimSuffix "/" .root.Values.image.registry) .agent (default .root.Chart.AppVersion .root.Values.image.tag) -}}
 {{- end -}}
 
-{{/* Scheduling shared by every DaemonSet. */}}
+{{/* Scheduling and the pod-level security shared by every DaemonSet. */}}
 {{- define "kgpu.scheduling" -}}
 priorityClassName: {{ .Values.priorityClassName }}
 {{- with .Values.imagePullSecrets }}
@@ -46,24 +46,97 @@ tolerations:
 {{- end }}
 {{- end -}}
 
-{{/* KGPU_JAVA_OPTS: the chart-wide options, then the agent's own. */}}
-{{- define "kgpu.javaOpts" -}}
-- name: KGPU_JAVA_OPTS
-  value: {{ trim (printf "%s %s" .root.Values.javaOpts .opts) | quote }}
+{{/*
+A container's securityContext: no capabilities, no privilege escalation, a read-only root filesystem and the
+runtime's default seccomp profile. "user" is "nonroot" (uid 65532, the exporter's and discovery's images'
+user) or "root" (uid 0, for host paths that are root's; still without any capability).
+*/}}
+{{- define "kgpu.securityContext" -}}
+{{- if eq .user "root" }}
+runAsUser: 0
+runAsNonRoot: false
+{{- else }}
+runAsUser: 65532
+runAsGroup: 65532
+runAsNonRoot: true
+{{- end }}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: ["ALL"]
+seccompProfile:
+  type: RuntimeDefault
 {{- end -}}
 
-{{/* Init container that waits for a validator status file (gpu-operator's readiness chain). */}}
+{{/*
+The securityContext of a container that must be privileged; every caller says why next to it. Privileged
+means every capability and every host device, so dropping capabilities or escalation would be meaningless
+(and the API server rejects allowPrivilegeEscalation: false with privileged: true).
+*/}}
+{{- define "kgpu.privileged" -}}
+privileged: true
+runAsUser: 0
+readOnlyRootFilesystem: true
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/*
+Probes of an agent's health endpoints (Quarkus SmallRye Health): started = live answers (the JVM and the
+agent's supervisor run; up to 2 minutes for a first start on a busy node), live and ready after that.
+*/}}
+{{- define "kgpu.probes" -}}
+startupProbe:
+  httpGet: {path: {{ .live | default "/q/health/live" }}, port: {{ .port }}}
+  periodSeconds: 2
+  timeoutSeconds: 2
+  failureThreshold: 60
+livenessProbe:
+  httpGet: {path: {{ .live | default "/q/health/live" }}, port: {{ .port }}}
+  periodSeconds: 10
+  timeoutSeconds: 2
+  failureThreshold: 3
+readinessProbe:
+  httpGet: {path: /q/health/ready, port: {{ .port }}}
+  periodSeconds: {{ .readyPeriod | default 10 }}
+  timeoutSeconds: 2
+{{- end -}}
+
+{{/* Extra JVM options, the chart-wide ones then the agent's own: _JAVA_OPTIONS, which the JVM reads after
+its command line (the image's @/opt/kgpu/jvm.options), so they win (e.g. a larger -Xmx). */}}
+{{- define "kgpu.javaOpts" -}}
+{{- $opts := trim (printf "%s %s" .root.Values.javaOpts .opts) }}
+{{- if $opts }}
+- name: _JAVA_OPTIONS
+  value: {{ $opts | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* The image's own start command, for containers that run one of its other commands. */}}
+{{- define "kgpu.java" -}}
+"/opt/java/bin/java", "@/opt/kgpu/jvm.options", "-XX:AOTCache=/opt/kgpu/app.aot", "-jar", "/opt/kgpu/quarkus-run.jar"
+{{- end -}}
+
+{{/* Init container that waits for a validator status file (gpu-operator's readiness chain), with the
+validator's own command: the images hold no shell. */}}
 {{- define "kgpu.waitFor" -}}
 {{- if .root.Values.validations.gate }}
 initContainers:
   - name: wait-for-{{ .file }}
     image: {{ include "kgpu.image" (dict "root" .root "agent" "validator") }}
     imagePullPolicy: {{ .root.Values.image.pullPolicy }}
-    command: ["sh", "-c", "until [ -f /run/nvidia/validations/{{ .file }} ]; do echo waiting for {{ .file }}; sleep 5; done"]
+    command: [{{ include "kgpu.java" . }}, "wait-for", "/run/nvidia/validations/{{ .file }}"]
+    securityContext:
+      {{- include "kgpu.securityContext" (dict "user" "nonroot") | nindent 6 }}
+    resources:
+      requests: {cpu: 10m, memory: 48Mi}
+      limits: {memory: 96Mi}
     volumeMounts:
       - name: run-nvidia-validations
         mountPath: /run/nvidia/validations
-        mountPropagation: HostToContainer
+        readOnly: true
+      - name: tmp
+        mountPath: /tmp
 {{- end }}
 {{- end -}}
 
@@ -75,6 +148,14 @@ initContainers:
     path: {{ .Values.validations.hostPath }}
     type: DirectoryOrCreate
 {{- end }}
+{{- end -}}
+
+{{/* The JVM's scratch space on a read-only root filesystem. */}}
+{{- define "kgpu.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    medium: Memory
+    sizeLimit: 16Mi
 {{- end -}}
 
 {{/* The plugin and discovery read NVIDIA's config file v1 from this ConfigMap, when one is given. */}}
@@ -92,4 +173,16 @@ initContainers:
 {{- $default = first (sortAlpha (keys .Values.config.map)) -}}
 {{- end -}}
 {{ printf "/config/%s" (default "config.yaml" $default) }}
+{{- end -}}
+
+{{/* Whether the device plugin hands out devices by CDI (deviceListStrategy cdi-annotations or cdi-cri). */}}
+{{- define "kgpu.cdi" -}}
+{{- if and (not (kindIs "invalid" .Values.deviceListStrategy)) (contains "cdi-" (toString .Values.deviceListStrategy)) -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{/* Discovery's label sink: node, nodefeature, file, or auto (nodefeature when NFD's CRD is served, else node). */}}
+{{- define "kgpu.labelSink" -}}
+{{- default "auto" .Values.gfd.labelSink -}}
 {{- end -}}

@@ -1,0 +1,269 @@
+package dev.kgpu.chart;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The Helm chart (deploy/helm/kgpu), linted strictly and rendered with Helm's own code (helm-java): with the
+ * defaults, with every feature on, with each agent alone and with each label sink. Every rendered object must
+ * fit its kind's schema with no unknown field ({@link Manifests}), pass the API server's rules
+ * ({@link ApiServerRules}) and kgpu's pod hardening ({@link Hardening}), with privileges, root and writable host
+ * paths exactly where a scenario needs them.
+ */
+class ChartTest {
+
+    static final Path CHART = Path.of(System.getProperty("kgpu.root"), "deploy/helm/kgpu");
+    static final String VERSION = System.getProperty("kgpu.version");
+
+    @TempDir
+    Path work;
+
+    /**
+     * A set of values and what it must render: the containers that may be privileged, the host paths written,
+     * the containers run as a non-root user.
+     */
+    record Scenario(String description, String values, Set<String> privileged, Set<String> writable, Set<String> nonRoot) {
+        @Override
+        public String toString() {
+            return description;
+        }
+    }
+
+    // what the agents write on the host, and who runs as nonroot, with the defaults
+    private static final Set<String> WRITES = Set.of(
+            "kgpu-plugin/plugin:/var/lib/kubelet/device-plugins",
+            "kgpu-validator/driver-validation:/run/nvidia/validations",
+            "kgpu-validator/toolkit-validation:/run/nvidia/validations",
+            "kgpu-validator/plugin-validation:/run/nvidia/validations",
+            "kgpu-validator/cuda-validation:/run/nvidia/validations",
+            "kgpu-validator/validator:/run/nvidia/validations");
+    private static final Set<String> DRIVER_VALIDATION = Set.of("kgpu-validator/driver-validation");
+
+    static Stream<Scenario> scenarios() {
+        return Stream.of(
+                new Scenario("defaults", "{}", DRIVER_VALIDATION, WRITES, Set.of("kgpu-discovery/discovery")),
+                new Scenario("every feature on", """
+                        image: {registry: registry.example:5000/kgpu/, tag: "1.2.3"}
+                        imagePullSecrets: [{name: regcred}]
+                        nodeSelector: {nvidia.com/gpu.deploy.kgpu: "true"}
+                        javaOpts: "-Xmx96m"
+                        validations: {gate: true}
+                        migStrategy: mixed
+                        failOnInitError: false
+                        deviceListStrategy: cdi-cri
+                        deviceIDStrategy: index
+                        passDeviceSpecs: true
+                        nvidiaDriverRoot: /run/nvidia/driver
+                        config:
+                          map:
+                            config.yaml: |
+                              version: v1
+                              sharing:
+                                timeSlicing:
+                                  resources:
+                                  - name: nvidia.com/gpu
+                                    replicas: 4
+                        devicePlugin: {health: {disableHealthchecks: "48", enableHealthchecks: "94"}}
+                        gfd: {labelSink: file, privileged: true, noTimestamp: true}
+                        dcgmExporter:
+                          collectors: |
+                            DCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).
+                          serviceMonitor: {enabled: true, additionalLabels: {release: prometheus}}
+                        validator: {runtimeClassName: nvidia, withWorkload: true, javaOpts: "-Xlog:gc"}
+                        """,
+                        union(DRIVER_VALIDATION, Set.of("kgpu-plugin/plugin", "kgpu-discovery/discovery")),
+                        union(WRITES, Set.of("kgpu-plugin/plugin:/var/run/cdi",
+                                "kgpu-discovery/discovery:/etc/kubernetes/node-feature-discovery/features.d")),
+                        Set.of("kgpu-plugin/wait-for-toolkit-ready", "kgpu-discovery/wait-for-toolkit-ready",
+                                "kgpu-exporter/wait-for-toolkit-ready")),
+                new Scenario("the device plugin alone", "{gfd: {enabled: false}, dcgmExporter: {enabled: false}, validator: {enabled: false}}",
+                        Set.of(), only(WRITES, "kgpu-plugin/"), Set.of()),
+                new Scenario("discovery alone", "{devicePlugin: {enabled: false}, dcgmExporter: {enabled: false}, validator: {enabled: false}}",
+                        Set.of(), Set.of(), Set.of("kgpu-discovery/discovery")),
+                new Scenario("the exporter alone", "{devicePlugin: {enabled: false}, gfd: {enabled: false}, validator: {enabled: false}}",
+                        Set.of(), Set.of(), Set.of()),
+                new Scenario("the validator alone", "{devicePlugin: {enabled: false}, gfd: {enabled: false}, dcgmExporter: {enabled: false}}",
+                        DRIVER_VALIDATION, only(WRITES, "kgpu-validator/"), Set.of()),
+                new Scenario("the exporter without pod attribution", "{dcgmExporter: {kubernetes: false}}",
+                        DRIVER_VALIDATION, WRITES, Set.of("kgpu-discovery/discovery", "kgpu-exporter/exporter")),
+                new Scenario("discovery's node sink", "{gfd: {labelSink: node}}",
+                        DRIVER_VALIDATION, WRITES, Set.of("kgpu-discovery/discovery")),
+                new Scenario("discovery's nodefeature sink", "{gfd: {labelSink: nodefeature}}",
+                        DRIVER_VALIDATION, WRITES, Set.of("kgpu-discovery/discovery")),
+                new Scenario("discovery's file sink", "{gfd: {labelSink: file}}", DRIVER_VALIDATION,
+                        union(WRITES, Set.of("kgpu-discovery/discovery:/etc/kubernetes/node-feature-discovery/features.d")),
+                        Set.of()),
+                new Scenario("a CDI device list strategy", "{deviceListStrategy: \"envvar,cdi-annotations\"}", DRIVER_VALIDATION,
+                        union(WRITES, Set.of("kgpu-plugin/plugin:/var/run/cdi")), Set.of("kgpu-discovery/discovery")));
+    }
+
+    @Test
+    void lintsWithoutAWarning() {
+        LintResult result = new Helm(CHART).lint().strict().call();
+        assertThat(result.isFailed()).as("helm lint --strict: %s", result.getMessages()).isFalse();
+        assertThat(result.getMessages()).filteredOn(m -> m.contains("[WARNING]") || m.contains("[ERROR]")).isEmpty();
+    }
+
+    @Test
+    void itsAppVersionIsTheImagesVersion() throws IOException {
+        assertThat(Files.readString(CHART.resolve("Chart.yaml"), StandardCharsets.UTF_8))
+                .contains("appVersion: \"" + VERSION + "\"");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("scenarios")
+    void rendersObjectsTheApiServerAccepts(Scenario scenario) throws IOException {
+        List<HasMetadata> objects = render(scenario.values());
+
+        assertThat(objects).extracting(HasMetadata::getKind).allMatch(Manifests.KINDS::contains);
+        List<String> problems = new ArrayList<>();
+        objects.forEach(object -> problems.addAll(Manifests.schemaProblems(object)));
+        problems.addAll(ApiServerRules.problems(objects));
+        problems.addAll(new Hardening(scenario.privileged(), scenario.writable(), scenario.nonRoot()).problems(objects));
+        assertThat(problems).as(scenario.description()).isEmpty();
+    }
+
+    @Test
+    void namesTheImagesAfterTheRegistryAndTheChartsVersion() throws IOException {
+        assertThat(images(render("{}"))).containsOnly(
+                "ghcr.io/kgpu/plugin:" + VERSION, "ghcr.io/kgpu/discovery:" + VERSION,
+                "ghcr.io/kgpu/exporter:" + VERSION, "ghcr.io/kgpu/validator:" + VERSION);
+        assertThat(images(render("{image: {registry: registry.example:5000/kgpu}, validations: {gate: true}}")))
+                .containsOnly("registry.example:5000/kgpu/plugin:" + VERSION, "registry.example:5000/kgpu/discovery:" + VERSION,
+                        "registry.example:5000/kgpu/exporter:" + VERSION, "registry.example:5000/kgpu/validator:" + VERSION);
+    }
+
+    @Test
+    void grantsDiscoveryOnlyWhatItsSinkNeeds() throws IOException {
+        List<String> nodes = List.of("[nodes] [get, patch]");
+        List<String> nodeFeatures = List.of("[nodefeatures] [get, create, patch]", "[pods] [get]");
+
+        assertThat(clusterRules(render("{gfd: {labelSink: node}}"))).isEqualTo(nodes);
+        assertThat(namespacedRules(render("{gfd: {labelSink: node}}"))).isEmpty();
+
+        assertThat(clusterRules(render("{gfd: {labelSink: nodefeature}}"))).isEmpty();
+        assertThat(namespacedRules(render("{gfd: {labelSink: nodefeature}}"))).isEqualTo(nodeFeatures);
+
+        List<HasMetadata> file = render("{gfd: {labelSink: file}}");
+        assertThat(clusterRules(file)).isEmpty();
+        assertThat(namespacedRules(file)).isEmpty();
+        assertThat(file).filteredOn(o -> o instanceof ServiceAccount && o.getMetadata().getName().equals("kgpu-discovery"))
+                .singleElement().extracting(o -> ((ServiceAccount) o).getAutomountServiceAccountToken()).isEqualTo(false);
+
+        // no sink named: NodeFeature when NFD serves it, else the Node; both grants
+        assertThat(clusterRules(render("{}"))).isEqualTo(nodes);
+        assertThat(namespacedRules(render("{}"))).isEqualTo(nodeFeatures);
+    }
+
+    @Test
+    void refusesAnUnknownLabelSinkInOneLine() {
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> render("{gfd: {labelSink: configmap}}")))
+                .hasMessageContaining("gfd.labelSink was 'configmap' but it must be node, nodefeature, file or empty");
+    }
+
+    @Test
+    void mountsTheHostsCdiFolderOnlyForACdiStrategy() throws IOException {
+        assertThat(mountPaths(render("{}"), "kgpu-plugin", "plugin")).doesNotContain("/var/run/cdi");
+        assertThat(mountPaths(render("{deviceListStrategy: envvar}"), "kgpu-plugin", "plugin")).doesNotContain("/var/run/cdi");
+        assertThat(mountPaths(render("{deviceListStrategy: cdi-annotations}"), "kgpu-plugin", "plugin")).contains("/var/run/cdi");
+    }
+
+    @Test
+    void waitsAndCleansUpWithTheValidatorsOwnCommands() throws IOException {
+        List<HasMetadata> objects = render("{validations: {gate: true}}");
+        for (String agent : List.of("plugin", "discovery", "exporter")) {
+            Container gate = daemonSet(objects, "kgpu-" + agent).getSpec().getTemplate().getSpec().getInitContainers().getFirst();
+            assertThat(gate.getImage()).isEqualTo("ghcr.io/kgpu/validator:" + VERSION);
+            assertThat(gate.getCommand()).startsWith("/opt/java/bin/java").endsWith("wait-for", "/run/nvidia/validations/toolkit-ready");
+        }
+        Container validator = daemonSet(objects, "kgpu-validator").getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertThat(validator.getLifecycle().getPreStop().getExec().getCommand())
+                .startsWith("/opt/java/bin/java").endsWith("remove-ready-files", "/run/nvidia/validations");
+    }
+
+    @Test
+    void passesExtraJvmOptionsAfterTheImagesOwn() throws IOException {
+        Container exporter = daemonSet(render("{javaOpts: \"-Xmx96m\", dcgmExporter: {javaOpts: \"-Xlog:gc\"}}"), "kgpu-exporter")
+                .getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertThat(exporter.getEnv()).filteredOn(e -> e.getName().equals("_JAVA_OPTIONS")).singleElement()
+                .extracting(e -> e.getValue()).isEqualTo("-Xmx96m -Xlog:gc");
+        assertThat(daemonSet(render("{}"), "kgpu-exporter").getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv())
+                .noneMatch(e -> e.getName().equals("_JAVA_OPTIONS"));
+    }
+
+    private List<HasMetadata> render(String values) throws IOException {
+        Path file = Files.writeString(Files.createTempFile(work, "values", ".yaml"), values, StandardCharsets.UTF_8);
+        TemplateCommand template = new Helm(CHART).template().withName("kgpu").withNamespace("kgpu").withValuesFile(file);
+        return Manifests.read(template.call(), "helm template with " + values.replace('\n', ' '));
+    }
+
+    static DaemonSet daemonSet(List<HasMetadata> objects, String name) {
+        return objects.stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast)
+                .filter(d -> d.getMetadata().getName().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no DaemonSet " + name));
+    }
+
+    private static Set<String> images(List<HasMetadata> objects) {
+        Set<String> images = new HashSet<>();
+        objects.stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast).forEach(d -> {
+            var pod = d.getSpec().getTemplate().getSpec();
+            Stream.concat(pod.getInitContainers().stream(), pod.getContainers().stream()).forEach(c -> images.add(c.getImage()));
+        });
+        return images;
+    }
+
+    private static List<String> mountPaths(List<HasMetadata> objects, String daemonSet, String container) {
+        return daemonSet(objects, daemonSet).getSpec().getTemplate().getSpec().getContainers().stream()
+                .filter(c -> c.getName().equals(container)).findFirst().orElseThrow().getVolumeMounts().stream()
+                .map(m -> m.getMountPath()).toList();
+    }
+
+    private static List<String> clusterRules(List<HasMetadata> objects) {
+        return rules(objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
+                .filter(r -> r.getMetadata().getName().equals("kgpu-discovery")).findFirst().map(ClusterRole::getRules));
+    }
+
+    private static List<String> namespacedRules(List<HasMetadata> objects) {
+        return rules(objects.stream().filter(Role.class::isInstance).map(Role.class::cast)
+                .filter(r -> r.getMetadata().getName().equals("kgpu-discovery")).findFirst().map(Role::getRules));
+    }
+
+    private static List<String> rules(Optional<List<PolicyRule>> rules) {
+        return rules.orElse(List.of()).stream().map(r -> r.getResources() + " " + r.getVerbs()).toList();
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new HashSet<>(a);
+        all.addAll(b);
+        return Set.copyOf(all);
+    }
+
+    private static Set<String> only(Set<String> all, String prefix) {
+        return all.stream().filter(s -> s.startsWith(prefix)).collect(java.util.stream.Collectors.toUnmodifiableSet());
+    }
+}
