@@ -3,6 +3,7 @@ package dev.kgpu.validator;
 import dev.kgpu.config.ConfigException;
 import dev.kgpu.validator.config.Mode;
 import dev.kgpu.validator.config.ValidatorSettings;
+import dev.kgpu.validator.core.Sleeper;
 import dev.kgpu.validator.core.ValidationPass;
 import dev.kgpu.validator.core.Verdict;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,6 +15,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.io.PrintStream;
 import java.util.List;
+import java.util.OptionalInt;
 
 /**
  * The validator's one entry point. Reads the settings; in one-shot mode validates once, prints one verdict
@@ -27,6 +29,18 @@ import java.util.List;
 public class ValidatorMain implements QuarkusApplication {
 
     private static final System.Logger LOG = System.getLogger(ValidatorMain.class.getName());
+
+    /**
+     * The image's entry point: {@code wait-for FILE} and {@code remove-ready-files FOLDER} (the chart's gate and
+     * preStop, {@link StatusFileCommands}) run without starting Quarkus; anything else starts the validator.
+     */
+    public static void main(String... args) {
+        OptionalInt status = StatusFileCommands.run(List.of(args), Sleeper.system(), System.out, System.err);
+        if (status.isPresent()) {
+            System.exit(status.getAsInt());
+        }
+        Quarkus.run(ValidatorMain.class, args);
+    }
 
     @Inject
     ValidatorWiring wiring;

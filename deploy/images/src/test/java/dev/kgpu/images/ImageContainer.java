@@ -53,6 +53,7 @@ final class ImageContainer implements AutoCloseable {
         private final Map<String, String> env = new LinkedHashMap<>();
         private final List<ObjectNode> mounts = new ArrayList<>();
         private Optional<List<String>> args = Optional.empty();
+        private Optional<int[]> user = Optional.empty();
 
         private Builder(String agent) {
             this.agent = agent;
@@ -84,6 +85,12 @@ final class ImageContainer implements AutoCloseable {
         /** Replaces the image's command line (a Kubernetes container's {@code command}). */
         Builder command(List<String> command) {
             this.args = Optional.of(List.copyOf(command));
+            return this;
+        }
+
+        /** Runs as this user and group instead of the image's (a pod's runAsUser / runAsGroup). */
+        Builder user(int uid, int gid) {
+            this.user = Optional.of(new int[]{uid, gid});
             return this;
         }
 
@@ -131,6 +138,11 @@ final class ImageContainer implements AutoCloseable {
             }
             ArrayNode env = (ArrayNode) process.get("env");
             builder.env.forEach((name, value) -> env.add(name + "=" + value));
+            builder.user.ifPresent(ids -> {
+                ObjectNode user = process.putObject("user");
+                user.put("uid", ids[0]);
+                user.put("gid", ids[1]);
+            });
             builder.args.ifPresent(command -> {
                 ArrayNode list = process.putArray("args");
                 command.forEach(list::add);
@@ -215,6 +227,27 @@ final class ImageContainer implements AutoCloseable {
             throw new AssertionError("interrupted", e);
         }
         return new Result(runc.exitValue(), output());
+    }
+
+    /** Runs a command in the running container, as a kubelet runs an exec hook; returns its status and output. */
+    Result exec(List<String> command, Duration timeout) {
+        List<String> full = new ArrayList<>(List.of(Images.tool("runc", "runc").toString(), "--root", runcRoot.toString(),
+                "exec", id));
+        full.addAll(command);
+        Path out = work.resolve("exec.out");
+        try {
+            Process process = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError(String.join(" ", command) + " did not finish in " + timeout);
+            }
+            return new Result(process.exitValue(), read(out));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
     }
 
     /** SIGTERM, as the kubelet stops a container; returns the exit status. */

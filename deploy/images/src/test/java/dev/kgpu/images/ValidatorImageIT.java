@@ -3,12 +3,17 @@ package dev.kgpu.images;
 import dev.kgpu.exporter.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * UP; root (the folder is root's) without capabilities, on a read-only root.
  */
 @Images.WhenBuilt("validator")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ValidatorImageIT {
 
     private static final Duration WAIT = Duration.ofSeconds(90);
@@ -56,7 +62,12 @@ class ValidatorImageIT {
         ImageContainer.delete(host);
     }
 
+    /** The image's java command line, as the chart's gate and preStop spell it. */
+    static final List<String> JAVA = List.of("/opt/java/bin/java", "@/opt/kgpu/jvm.options", "-XX:AOTCache=/opt/kgpu/app.aot",
+            "-jar", "/opt/kgpu/quarkus-run.jar");
+
     @Test
+    @Order(1)
     void validatesTheNodeAndWritesItsStatusFiles() {
         Await.until("/q/health/ready to answer UP", WAIT, () -> Http.up(port, "/q/health/ready"));
         assertThat(host.resolve("validations/driver-ready")).isRegularFile();
@@ -66,5 +77,39 @@ class ValidatorImageIT {
         assertThat(status.get("Uid")).startsWith("0\t");
         assertThat(status.get("CapEff")).isEqualTo("0000000000000000");
         assertThat(validator.maps("/opt/kgpu/app.aot")).as("the JVM mapped its AOT cache").isTrue();
+    }
+
+    @Test
+    @Order(3)
+    void itsPreStopCommandRemovesTheStatusFilesWithoutAShell() {
+        Await.until("/q/health/ready to answer UP", WAIT, () -> Http.up(port, "/q/health/ready"));
+        assertThat(host.resolve("validations/driver-ready")).isRegularFile();
+
+        List<String> preStop = new ArrayList<>(JAVA);
+        preStop.addAll(List.of("remove-ready-files", "/run/nvidia/validations"));
+        ImageContainer.Result removed = validator.exec(preStop, WAIT);
+
+        assertThat(removed.status()).as(removed.output()).isZero();
+        assertThat(host.resolve("validations/driver-ready")).doesNotExist();
+        assertThat(host.resolve("validations/toolkit-ready")).doesNotExist();
+    }
+
+    @Test
+    @Order(2)
+    void theChartsGateWaitsForAStatusFileAsNonroot() throws IOException {
+        Path gateFolder = Files.createDirectories(host.resolve("gate"));
+        List<String> gate = new ArrayList<>(JAVA);
+        gate.addAll(List.of("wait-for", "/run/nvidia/validations/toolkit-ready"));
+        try (ImageContainer waiting = ImageContainer.of("validator").user(65532, 65532).command(gate)
+                .bind(gateFolder, "/run/nvidia/validations", true).start()) {
+            Await.until("the gate to say it waits", WAIT, () -> waiting.output().contains("waiting for /run/nvidia/validations/toolkit-ready"));
+            assertThat(waiting.running()).isTrue();
+
+            Files.writeString(gateFolder.resolve("toolkit-ready"), "");
+
+            ImageContainer.Result done = waiting.await(WAIT);
+            assertThat(done.status()).as(done.output()).isZero();
+            assertThat(done.output()).contains("/run/nvidia/validations/toolkit-ready is there");
+        }
     }
 }
