@@ -19,7 +19,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -140,12 +139,8 @@ class ChartTest {
     void rendersObjectsTheApiServerAccepts(Scenario scenario) throws IOException {
         List<HasMetadata> objects = render(scenario.values());
 
-        assertThat(objects).extracting(HasMetadata::getKind).allMatch(Manifests.KINDS::contains);
-        List<String> problems = new ArrayList<>();
-        objects.forEach(object -> problems.addAll(Manifests.schemaProblems(object)));
-        problems.addAll(ApiServerRules.problems(objects));
-        problems.addAll(new Hardening(scenario.privileged(), scenario.writable(), scenario.nonRoot()).problems(objects));
-        assertThat(problems).as(scenario.description()).isEmpty();
+        assertThat(Manifests.problems(objects, new Hardening(scenario.privileged(), scenario.writable(), scenario.nonRoot())))
+                .as(scenario.description()).isEmpty();
     }
 
     @Test

@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -60,12 +59,8 @@ class KubernetesManifestsTest {
     void holdsObjectsTheApiServerAccepts(Manifest manifest) throws IOException {
         List<HasMetadata> objects = read(manifest.file());
 
-        assertThat(objects).extracting(HasMetadata::getKind).allMatch(Manifests.KINDS::contains);
-        List<String> problems = new ArrayList<>();
-        objects.forEach(object -> problems.addAll(Manifests.schemaProblems(object)));
-        problems.addAll(ApiServerRules.problems(objects));
-        problems.addAll(new Hardening(manifest.privileged(), manifest.writable(), manifest.nonRoot()).problems(objects));
-        assertThat(problems).as(manifest.file()).isEmpty();
+        assertThat(Manifests.problems(objects, new Hardening(manifest.privileged(), manifest.writable(), manifest.nonRoot())))
+                .as(manifest.file()).isEmpty();
     }
 
     @Test

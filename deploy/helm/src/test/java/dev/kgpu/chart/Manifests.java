@@ -128,6 +128,19 @@ final class Manifests {
         return name.isEmpty() ? name : name.substring(0, 1).toLowerCase(Locale.ROOT) + name.substring(1);
     }
 
+    /**
+     * Everything wrong with a set of objects installed together: a kind kgpu does not ship, a field or value its
+     * schema does not allow, a rule of the API server's, a rule of kgpu's {@code hardening}.
+     */
+    static List<String> problems(List<HasMetadata> objects, Hardening hardening) {
+        List<String> problems = new ArrayList<>();
+        objects.stream().filter(o -> !KINDS.contains(o.getKind())).forEach(o -> problems.add(id(o) + ": a kind kgpu does not ship"));
+        objects.forEach(object -> problems.addAll(schemaProblems(object)));
+        problems.addAll(ApiServerRules.problems(objects));
+        problems.addAll(hardening.problems(objects));
+        return problems;
+    }
+
     /** Kinds the chart may render; anything else would not be installed the way the tests expect. */
     static final Set<String> KINDS = Set.of("ServiceAccount", "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Role",
             "RoleBinding", "DaemonSet", "Service", "ServiceMonitor", "Namespace");
