@@ -182,10 +182,12 @@ class ChartTest {
     }
 
     @Test
-    void mountsTheHostsCdiFolderOnlyForACdiStrategy() throws IOException {
+    void mountsTheHostsCdiFolderAndDriverRootOnlyForACdiStrategy() throws IOException {
         assertThat(mountPaths(render("{}"), "kgpu-plugin", "plugin")).doesNotContain("/var/run/cdi");
         assertThat(mountPaths(render("{deviceListStrategy: envvar}"), "kgpu-plugin", "plugin")).doesNotContain("/var/run/cdi");
-        assertThat(mountPaths(render("{deviceListStrategy: cdi-annotations}"), "kgpu-plugin", "plugin")).contains("/var/run/cdi");
+        // with CDI, the plugin writes its spec there, from the driver root it reads (read-only) at /driver-root
+        assertThat(mountPaths(render("{deviceListStrategy: cdi-annotations}"), "kgpu-plugin", "plugin"))
+                .contains("/var/run/cdi", "/driver-root");
     }
 
     @Test
