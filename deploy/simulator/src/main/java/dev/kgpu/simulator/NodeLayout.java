@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
 import java.util.stream.Stream;
 
 /**
@@ -28,6 +29,7 @@ import java.util.stream.Stream;
  * dev/nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset, nvidia&lt;minor&gt;, nvidia-caps/   fake device nodes
  * proc/driver/                        the driver's version, MIG capabilities and mig-minors
  * sys/bus/pci/devices/&lt;bus id&gt;/     fake sysfs of each GPU: ids, class (discovery's gpu.mode), numa_node, config
+ * var/run/cdi/                        the node's CDI specs (the plugin's, with a CDI device-list strategy)
  * machine-type                        the node's product name (discovery's gpu.machine)
  * nvml-events                         MOCK_NVML_EVENTS: append "xid &lt;uuid&gt; &lt;code&gt;" to inject an XID
  * kubeconfig                          for the agents and for kubectl
@@ -66,6 +68,19 @@ public record NodeLayout(Path root) {
      */
     public Path driverRoot() {
         return root;
+    }
+
+    /**
+     * The node's CDI spec directories as containerd reads them by default, lowest priority first:
+     * {@code etc/cdi}, {@code var/run/cdi}.
+     */
+    public List<Path> cdiSpecDirectories() {
+        return List.of(root.resolve("etc/cdi"), cdiSpecDirectory());
+    }
+
+    /** {@code /var/run/cdi} of the node, where the device plugin writes its spec ({@code KGPU_CDI_SPEC_DIR}). */
+    public Path cdiSpecDirectory() {
+        return root.resolve("var/run/cdi");
     }
 
     /** {@code NVIDIA_DEV_ROOT}: holds {@code dev/}. */
@@ -124,7 +139,7 @@ public record NodeLayout(Path root) {
             Files.createDirectories(absolute);
             Files.writeString(absolute.resolve(MARKER), "made by the kgpu simulated node; wiped at its next start\n");
             for (Path dir : new Path[]{layout.devicePlugins(), layout.podResourcesSocket().getParent(),
-                    layout.validations(), layout.devRoot().resolve("dev"), layout.logs()}) {
+                    layout.validations(), layout.devRoot().resolve("dev"), layout.logs(), layout.cdiSpecDirectory()}) {
                 Files.createDirectories(dir);
             }
             SimulatedDriverRoot.write(layout.driverRoot(), gpus.driverVersion(), gpus.driverRootGpus(), gpus.nvmlLibrary());

@@ -9,6 +9,7 @@ import dev.kgpu.simulator.cluster.PodRunner;
 import dev.kgpu.simulator.cluster.SimulatedKubelet;
 import dev.kgpu.simulator.gpu.SimulatedGpus;
 import dev.kgpu.simulator.report.NodeReport;
+import dev.kgpu.simulator.runtime.CdiInjection;
 import dev.kgpu.simulator.runtime.ContainerRuntime;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -110,13 +111,14 @@ public final class SimulatedNode implements AutoCloseable {
                     node.api.client(), options.nodeName(), Map.of("cpu", new Quantity("8"),
                             "memory", new Quantity("64Gi"), "pods", new Quantity("110")));
             Optional<String> sampleImage = Optional.ofNullable(environment.get("KGPU_CUDA_SAMPLE_IMAGE")).filter(i -> !i.isBlank());
-            ContainerRuntime runtime = new ContainerRuntime(node.gpus, sampleImage);
+            ContainerRuntime runtime = new ContainerRuntime(node.gpus, sampleImage,
+                    new CdiInjection(node.layout.cdiSpecDirectories()));
             node.pods = new PodRunner(node.api.client(), options.nodeName(), node.kubelet.devices(), runtime,
                     node.api.logs()).start();
             node.launcher = new AgentLauncher(root, AgentLauncher.javaExecutable(environment),
                     AgentLauncher.jvmOptionsFile(root), node.layout.logs(), environment);
             node.environment = new AgentEnvironment(mockLibrary, node.profileForAgents(), options.nodeName(),
-                    AGENT_NAMESPACE, options.migStrategy(), sampleImage, node.api.url(), node.layout,
+                    AGENT_NAMESPACE, options.migStrategy(), options.deviceListStrategy(), sampleImage, node.api.url(), node.layout,
                     options.footprintRuns() > 0 ? ValidatorMode.DAEMON : ValidatorMode.ONESHOT);
             progress.println("kgpu-sim: node " + options.nodeName() + " (" + node.gpus.describe() + ") in "
                     + node.layout.root() + "; API server " + node.api.url());

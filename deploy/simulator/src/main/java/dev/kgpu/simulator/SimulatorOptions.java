@@ -25,18 +25,22 @@ import java.util.stream.Stream;
  * @param nodeName       the Node's name
  * @param workDir        sockets, fake device nodes, logs, kubeconfig; wiped at start
  * @param migStrategy    {@code MIG_STRATEGY} for the plugin, discovery and the validator
+ * @param deviceListStrategy {@code DEVICE_LIST_STRATEGY} for the plugin: {@code envvar}, {@code volume-mounts},
+ *                       {@code cdi-annotations}, {@code cdi-cri} or a comma list of them
  * @param ports          HTTP port of each agent
  * @param timeout        how long each step may take to come up
  * @param exitWhenReady  stop after the summary instead of running until Ctrl-C
  * @param footprintRuns  0, or how many times footprint mode starts the agents
  */
 public record SimulatorOptions(Path root, String profile, Path profileFile, String nodeName, Path workDir,
-                               String migStrategy, Map<Agent, Integer> ports, Duration timeout,
+                               String migStrategy, String deviceListStrategy, Map<Agent, Integer> ports, Duration timeout,
                                boolean exitWhenReady, int footprintRuns) {
 
     public static final String DEFAULT_PROFILE = "dgx-a100";
     public static final String DEFAULT_NODE_NAME = "kgpu-sim-node";
     public static final String DEFAULT_MIG_STRATEGY = "none";
+    public static final String DEFAULT_DEVICE_LIST_STRATEGY = "envvar";
+    private static final Set<String> DEVICE_LIST_STRATEGIES = Set.of("envvar", "volume-mounts", "cdi-annotations", "cdi-cri");
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
 
     private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
@@ -49,6 +53,11 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
         return ports.get(agent);
     }
 
+    /** Whether the plugin hands out CDI names ({@code cdi-annotations} or {@code cdi-cri}), and so writes a CDI spec. */
+    public boolean cdi() {
+        return List.of(deviceListStrategy.split(",")).stream().map(String::strip).anyMatch(s -> s.startsWith("cdi-"));
+    }
+
     /** One option: its flag, its environment variable, what it takes. */
     private enum Option {
         ROOT("root", "KGPU_ROOT", "<dir>", "the kgpu checkout (default: found above the working directory)"),
@@ -56,6 +65,8 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
         NODE_NAME("node-name", "KGPU_SIM_NODE_NAME", "<name>", "the Node's name (default " + DEFAULT_NODE_NAME + ")"),
         WORK_DIR("work-dir", "KGPU_SIM_WORK_DIR", "<dir>", "sockets, logs, kubeconfig; wiped at start (default deploy/simulator/target/simulated-node)"),
         MIG_STRATEGY("mig-strategy", "KGPU_SIM_MIG_STRATEGY", "none|single|mixed", "MIG_STRATEGY of the agents (default none, the plugin's default)"),
+        DEVICE_LIST_STRATEGY("device-list-strategy", "KGPU_SIM_DEVICE_LIST_STRATEGY", "<strategies>",
+                "DEVICE_LIST_STRATEGY of the plugin: envvar, volume-mounts, cdi-annotations, cdi-cri, comma-separated (default envvar)"),
         PLUGIN_PORT("plugin-port", "KGPU_SIM_PLUGIN_PORT", "<port>", "plugin's health port (default 8081)"),
         DISCOVERY_PORT("discovery-port", "KGPU_SIM_DISCOVERY_PORT", "<port>", "discovery's health port (default 8082)"),
         VALIDATOR_PORT("validator-port", "KGPU_SIM_VALIDATOR_PORT", "<port>", "validator's health port (default 8083)"),
@@ -133,6 +144,12 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
             problems.add("--mig-strategy was '" + migStrategy + "' but it must be none, single or mixed");
         }
 
+        String deviceListStrategy = value.apply(Option.DEVICE_LIST_STRATEGY).orElse(DEFAULT_DEVICE_LIST_STRATEGY);
+        if (!List.of(deviceListStrategy.split(",")).stream().map(String::strip).allMatch(DEVICE_LIST_STRATEGIES::contains)) {
+            problems.add("--device-list-strategy was '" + deviceListStrategy + "' but it must be envvar, volume-mounts,"
+                    + " cdi-annotations or cdi-cri, or a comma list of them");
+        }
+
         Map<Agent, Integer> ports = new LinkedHashMap<>();
         ports.put(Agent.PLUGIN, port(value, Option.PLUGIN_PORT, Agent.PLUGIN, problems));
         ports.put(Agent.DISCOVERY, port(value, Option.DISCOVERY_PORT, Agent.DISCOVERY, problems));
@@ -149,7 +166,7 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
         if (!problems.isEmpty()) {
             throw new OptionsException(problems);
         }
-        return new SimulatorOptions(root, profile, profileFile, nodeName, workDir, migStrategy, ports,
+        return new SimulatorOptions(root, profile, profileFile, nodeName, workDir, migStrategy, deviceListStrategy, ports,
                 Duration.ofSeconds(timeoutSeconds), exitWhenReady, footprint);
     }
 

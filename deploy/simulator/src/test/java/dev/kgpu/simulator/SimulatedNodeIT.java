@@ -77,9 +77,14 @@ class SimulatedNodeIT {
     }
 
     @Test
-    void oneGpuNodeLeavesASecondGpuPodPendingAndStopsCleanlyOnSigterm(@TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir) throws Exception {
-        try (SimulatorProcess simulator = SimulatorProcess.start(dir, List.of("--profile=rtx3060"))) {
+    void oneGpuNodeWithCdiLeavesASecondGpuPodPendingAndStopsCleanlyOnSigterm(@TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir) throws Exception {
+        try (SimulatorProcess simulator = SimulatorProcess.start(dir, List.of("--profile=rtx3060", "--device-list-strategy=cdi-cri"))) {
             simulator.awaitOutput("Press Ctrl-C to stop the node.", UP);
+            // the plugin hands out CDI names and writes the spec they resolve through; the runtime injects from it
+            Path spec = simulator.workDir().resolve("var/run/cdi/k8s.device-plugin.nvidia.com-gpu.json");
+            assertThat(spec).isRegularFile();
+            assertThat(Files.readString(simulator.workDir().resolve("logs/validator.out")))
+                    .contains("resolves all 1 devices the plugin hands out");
             JsonNode summary = JSON.readTree(simulator.workDir().resolve("summary.json").toFile());
             assertThat(summary.path("allocatable").path("nvidia.com/gpu").asText()).isEqualTo("1");
             assertThat(summary.path("labels").path("nvidia.com/gpu.mode").asText()).isEqualTo("graphics");
@@ -87,6 +92,11 @@ class SimulatedNodeIT {
 
             Config config = Config.fromKubeconfig(Files.readString(simulator.workDir().resolve("kubeconfig")));
             try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
+                assertThat(client.pods().inNamespace("ml").withName("cuda-demo").inContainer("main").getLog()).contains(
+                        "CDI devices k8s.device-plugin.nvidia.com/gpu=GPU-3f1c4b2a-9d7e-4a61-b0c5-2e8f6d1a7c93 gave it:",
+                        "  device node /dev/nvidia0 (host " + simulator.workDir().resolve("dev/nvidia0") + ")",
+                        "  mount /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15",
+                        "  mount /usr/bin/nvidia-smi");
                 // the demo pod holds the only GPU: a second one stays Pending, as the scheduler says
                 client.pods().inNamespace("ml").resource(samplePod("second")).create();
                 Pod pending = await("ml/second Unschedulable", () -> Optional.ofNullable(
@@ -116,6 +126,7 @@ class SimulatedNodeIT {
             assertThat(simulator.output()).contains("kgpu-sim: stopped (plugin exited");
             assertThat(agentPids).allSatisfy(pid -> assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)).isEmpty());
             assertThat(sockets(simulator.workDir())).isEmpty();
+            assertThat(spec).as("the plugin removes its CDI spec when it stops").doesNotExist();
         }
     }
 

@@ -46,6 +46,8 @@ class SimulatorOptionsTest {
         assertThat(options.nodeName()).isEqualTo("kgpu-sim-node");
         assertThat(options.workDir()).isEqualTo(root.resolve("deploy/simulator/target/simulated-node"));
         assertThat(options.migStrategy()).isEqualTo("none");
+        assertThat(options.deviceListStrategy()).isEqualTo("envvar");
+        assertThat(options.cdi()).isFalse();
         assertThat(options.ports()).containsExactlyInAnyOrderEntriesOf(Map.of(Agent.PLUGIN, 8081, Agent.DISCOVERY, 8082,
                 Agent.VALIDATOR, 8083, Agent.EXPORTER, 9400));
         assertThat(options.timeout()).isEqualTo(Duration.ofSeconds(120));
@@ -69,6 +71,7 @@ class SimulatorOptionsTest {
         assertThat(options.migStrategy()).isEqualTo("mixed");
         assertThat(options.footprintRuns()).isEqualTo(3);
         assertThat(parse("--exit-when-ready").exitWhenReady()).isTrue();
+        assertThat(parse("--device-list-strategy=envvar,cdi-cri").cdi()).isTrue();
         assertThat(parse("--exit-when-ready=false").exitWhenReady()).isFalse();
     }
 
@@ -82,18 +85,19 @@ class SimulatorOptionsTest {
     @Test
     void everyBadValueIsNamedWithItsValue() {
         SimulatorOptions.OptionsException e = catchThrowableOfType(SimulatorOptions.OptionsException.class,
-                () -> parse("--profile=a800", "--node-name=GPU_Node", "--mig-strategy=some", "--plugin-port=0",
+                () -> parse("--profile=a800", "--node-name=GPU_Node", "--mig-strategy=some", "--device-list-strategy=cdi", "--plugin-port=0",
                         "--timeout=soon", "--exit-when-ready=yes", "--footprint=1000", "--speed=fast", "stray"));
 
         assertThat(e.problems()).containsExactlyInAnyOrder(
                 "argument was 'stray' but it must be an option such as --profile=rtx3060 (see --help)",
                 "option was '--speed' but it must be one of [--root, --profile, --node-name, --work-dir, --mig-strategy,"
-                        + " --plugin-port, --discovery-port, --validator-port, --exporter-port, --timeout,"
+                        + " --device-list-strategy, --plugin-port, --discovery-port, --validator-port, --exporter-port, --timeout,"
                         + " --exit-when-ready, --footprint] (see --help)",
                 "--profile was 'a800' but it must name a profile in " + root.resolve("nvml-ffm/mock/profiles")
                         + " (dgx-a100, mig-mixed, rtx3060) or a .json file",
                 "--node-name was 'GPU_Node' but it must be a DNS subdomain: lower-case letters, digits, '-' and '.', at most 253 characters",
                 "--mig-strategy was 'some' but it must be none, single or mixed",
+                "--device-list-strategy was 'cdi' but it must be envvar, volume-mounts, cdi-annotations or cdi-cri, or a comma list of them",
                 "--plugin-port was '0' but it must be a whole number from 1 to 65535",
                 "--timeout was 'soon' but it must be a whole number from 5 to 3600",
                 "--exit-when-ready was 'yes' but it must be true or false",

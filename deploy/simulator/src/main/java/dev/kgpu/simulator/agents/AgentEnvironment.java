@@ -18,6 +18,8 @@ import java.util.Optional;
  * @param nodeName     {@code NODE_NAME}
  * @param namespace    where the agents' objects go ({@code NAMESPACE}): the validator's sample pods
  * @param migStrategy  {@code MIG_STRATEGY} of the plugin, discovery and the validator
+ * @param deviceListStrategy {@code DEVICE_LIST_STRATEGY} of the plugin; with a CDI strategy the plugin writes its
+ *                     CDI spec into the node's {@code var/run/cdi} and the validator checks the names resolve there
  * @param sampleImage  the validator's CUDA sample image ({@code KGPU_CUDA_SAMPLE_IMAGE}) when the user set one
  * @param apiServer    the simulated API server's URL, which discovery and the validator are given as a Pod's
  *                     in-cluster configuration gives it: an address, no kubeconfig file to parse (the
@@ -26,7 +28,8 @@ import java.util.Optional;
  * @param validatorMode how the validator runs
  */
 public record AgentEnvironment(Path mockLibrary, String profile, String nodeName, String namespace,
-                               String migStrategy, Optional<String> sampleImage, String apiServer, NodeLayout layout,
+                               String migStrategy, String deviceListStrategy, Optional<String> sampleImage,
+                               String apiServer, NodeLayout layout,
                                ValidatorMode validatorMode) {
 
     /** Collection interval of the exporter on the simulated node (dcgm-exporter's default is 30 s). */
@@ -50,6 +53,12 @@ public record AgentEnvironment(Path mockLibrary, String profile, String nodeName
                 env.put("KUBELET_SOCKET", layout.kubeletSocket().toString());
                 env.put("MIG_STRATEGY", migStrategy);
                 env.put("NVIDIA_DEV_ROOT", layout.devRoot().toString());
+                env.put("DEVICE_LIST_STRATEGY", deviceListStrategy);
+                // the node's driver root, as a DaemonSet mounts the host's at /driver-root (the CDI spec's libraries)
+                env.put("NVIDIA_DRIVER_ROOT", layout.driverRoot().toString());
+                env.put("CONTAINER_DRIVER_ROOT", layout.driverRoot().toString());
+                env.put("KGPU_CDI_SPEC_DIR", layout.cdiSpecDirectory().toString());
+                env.put("KGPU_PROC_ROOT", layout.root().toString());
             }
             case DISCOVERY -> {
                 env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
@@ -76,10 +85,18 @@ public record AgentEnvironment(Path mockLibrary, String profile, String nodeName
                 env.put("MIG_STRATEGY", migStrategy);
                 env.put("SLEEP_INTERVAL_SECONDS", VALIDATOR_SLEEP_SECONDS);
                 env.put("KGPU_VALIDATOR_MODE", validatorMode.value());
+                if (cdi()) {
+                    env.put("KGPU_CDI_SPEC_DIR", layout.cdiSpecDirectory().toString());
+                }
                 sampleImage.ifPresent(image -> env.put("KGPU_CUDA_SAMPLE_IMAGE", image));
             }
         }
         return env;
+    }
+
+    /** Whether the plugin hands out CDI names. */
+    boolean cdi() {
+        return java.util.Arrays.stream(deviceListStrategy.split(",")).map(String::strip).anyMatch(s -> s.startsWith("cdi-"));
     }
 
     /** The API server and nothing else: neither a kubeconfig of the user's nor a service account is tried. */

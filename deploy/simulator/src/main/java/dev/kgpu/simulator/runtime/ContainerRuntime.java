@@ -1,5 +1,8 @@
 package dev.kgpu.simulator.runtime;
 
+import dev.kgpu.cdi.CdiException;
+import dev.kgpu.cdi.CdiNames;
+import dev.kgpu.cdi.NvidiaCdiGenerator;
 import dev.kgpu.simulator.gpu.SimulatedGpus;
 import dev.kgpu.simulator.gpu.SimulatedGpus.Visible;
 
@@ -19,8 +22,12 @@ import java.util.Set;
  *   <li>Devices are read as the toolkit reads them: {@code NVIDIA_VISIBLE_DEVICES} from the device plugin's
  *       Allocate response (else the container's own env): a list of UUIDs or indexes, {@code all},
  *       {@code none}/{@code void}; with the volume-mounts strategy, the names of the mounts under
- *       {@code /var/run/nvidia-container-devices}; with CDI, {@code nvidia.com/gpu=<id>} from the response's
- *       CDI devices or {@code cdi.k8s.io/*} annotations.</li>
+ *       {@code /var/run/nvidia-container-devices}; with CDI, the names in the response's CDI devices or
+ *       {@code cdi.k8s.io/*} annotations, resolved as containerd resolves them through the node's spec
+ *       directories ({@link CdiInjection}): an unresolvable name fails the container's start with containerd's
+ *       {@code CDI device injection failed: unresolvable CDI devices ...}; the GPUs are those the names of
+ *       {@code k8s.device-plugin.nvidia.com/gpu} and {@code nvidia.com/gpu} name, and the container's log lists
+ *       the device nodes, mounts and hooks the specs gave it.</li>
  *   <li>A device id the node does not have fails the container at start, as {@code nvidia-container-cli} does.</li>
  *   <li>A CUDA vectorAdd sample (an image whose name or tag contains {@code vectoradd}, or the configured
  *       sample image) prints vectorAdd's real output and {@code Test PASSED} when it sees a device CUDA can
@@ -36,8 +43,8 @@ public final class ContainerRuntime {
     /** The toolkit's folder of device-name mounts (device-list strategy {@code volume-mounts}). */
     static final String DEVICE_MOUNT_FOLDER = "/var/run/nvidia-container-devices";
     static final String VISIBLE_DEVICES = "NVIDIA_VISIBLE_DEVICES";
-    static final String CDI_ANNOTATION_PREFIX = "cdi.k8s.io/";
-    static final String CDI_KIND_PREFIX = "nvidia.com/";
+    /** The CDI kinds whose device names are NVIDIA GPUs: the device plugin's and nvidia-ctk's. */
+    static final List<String> GPU_CDI_KINDS = List.of(NvidiaCdiGenerator.DEVICE_PLUGIN_KIND, "nvidia.com/gpu");
 
     static final String VECTOR_ADD_PASSED = """
             [Vector addition of 50000 elements]
@@ -54,18 +61,27 @@ public final class ContainerRuntime {
 
     private final SimulatedGpus gpus;
     private final Optional<String> sampleImage;
+    private final CdiInjection cdi;
 
     /**
      * @param sampleImage the image the validator runs as its CUDA sample when it is not a recognisable
      *                    vectorAdd name ({@code KGPU_CUDA_SAMPLE_IMAGE})
+     * @param cdi         the node's CDI spec directories, through which CDI names are resolved
      */
-    public ContainerRuntime(SimulatedGpus gpus, Optional<String> sampleImage) {
+    public ContainerRuntime(SimulatedGpus gpus, Optional<String> sampleImage, CdiInjection cdi) {
         this.gpus = gpus;
         this.sampleImage = sampleImage.filter(s -> !s.isBlank());
+        this.cdi = cdi;
     }
 
     /** Starts {@code container} and tells what becomes of it. */
     public ContainerOutcome run(ContainerInput container) {
+        CdiInjection.Injected injected;
+        try {
+            injected = cdi.inject(CdiInjection.requested(container.injection().cdiDevices(), container.injection().annotations()));
+        } catch (CdiException e) {
+            return new ContainerOutcome.Exited(128, "StartError", e.getMessage(), "");
+        }
         List<String> ids = requestedDevices(container);
         List<Visible> visible = new ArrayList<>();
         for (String id : ids) {
@@ -90,6 +106,14 @@ public final class ContainerRuntime {
             log.append("nvidia-smi -L in it would print:\n");
             visible.forEach(v -> log.append(v.smiLine()).append('\n'));
         }
+        if (!injected.names().isEmpty()) {
+            log.append("CDI devices ").append(String.join(", ", injected.names())).append(" gave it:\n");
+            injected.edits().deviceNodes().forEach(n -> log.append("  device node ").append(n.path()).append(" (host ")
+                    .append(n.effectiveHostPath()).append(")\n"));
+            injected.edits().mounts().forEach(m -> log.append("  mount ").append(m.containerPath()).append('\n'));
+            injected.edits().hooks().forEach(h -> log.append("  hook ").append(String.join(" ", h.args())).append('\n'));
+            injected.edits().env().forEach(e -> log.append("  env ").append(e).append('\n'));
+        }
         return new ContainerOutcome.Running(log.toString());
     }
 
@@ -109,17 +133,12 @@ public final class ContainerRuntime {
                 ids.addAll(deviceList(visible));
             }
         }
-        List<String> cdiNames = new ArrayList<>(injection.cdiDevices());
-        injection.annotations().forEach((key, value) -> {
-            if (key.startsWith(CDI_ANNOTATION_PREFIX)) {
-                cdiNames.addAll(List.of(value.split(",")));
-            }
-        });
-        for (String name : cdiNames) {
-            String trimmed = name.strip();
-            int equals = trimmed.indexOf('=');
-            if (trimmed.startsWith(CDI_KIND_PREFIX) && equals > 0) {
-                ids.addAll(deviceList(trimmed.substring(equals + 1)));
+        for (String name : CdiInjection.requested(injection.cdiDevices(), injection.annotations())) {
+            if (CdiNames.isQualified(name)) {
+                CdiNames.Qualified qualified = CdiNames.parse(name);
+                if (GPU_CDI_KINDS.contains(qualified.kind())) {
+                    ids.addAll(deviceList(qualified.name()));
+                }
             }
         }
         return List.copyOf(ids);

@@ -15,7 +15,8 @@ class AgentEnvironmentTest {
     private static final NodeLayout LAYOUT = new NodeLayout(Path.of("/tmp/node"));
 
     private final AgentEnvironment environment = new AgentEnvironment(Path.of("/k/libnvidia-ml.so.1"), "dgx-a100",
-            "sim-node", "kgpu", "mixed", Optional.of("registry.example/vectoradd:1"), "http://127.0.0.1:6443", LAYOUT,
+            "sim-node", "kgpu", "mixed", "envvar,cdi-cri", Optional.of("registry.example/vectoradd:1"),
+            "http://127.0.0.1:6443", LAYOUT,
             ValidatorMode.DAEMON);
 
     @Test
@@ -31,7 +32,9 @@ class AgentEnvironmentTest {
     void eachAgentGetsWhatItsDaemonSetGivesIt() {
         assertThat(environment.of(Agent.PLUGIN, 8081)).containsAllEntriesOf(Map.of(
                 "KUBELET_SOCKET", "/tmp/node/device-plugins/kubelet.sock", "MIG_STRATEGY", "mixed",
-                "QUARKUS_HTTP_HOST", "127.0.0.1", "QUARKUS_HTTP_PORT", "8081"))
+                "QUARKUS_HTTP_HOST", "127.0.0.1", "QUARKUS_HTTP_PORT", "8081", "DEVICE_LIST_STRATEGY", "envvar,cdi-cri",
+                "NVIDIA_DRIVER_ROOT", "/tmp/node", "CONTAINER_DRIVER_ROOT", "/tmp/node",
+                "KGPU_CDI_SPEC_DIR", "/tmp/node/var/run/cdi", "KGPU_PROC_ROOT", "/tmp/node"))
                 .as("only the validator has a mode").doesNotContainKey("KGPU_VALIDATOR_MODE");
         assertThat(environment.of(Agent.DISCOVERY, 8082)).containsAllEntriesOf(Map.of(
                 "KUBERNETES_MASTER", "http://127.0.0.1:6443",
@@ -45,6 +48,8 @@ class AgentEnvironmentTest {
                 "KUBERNETES_MASTER", "http://127.0.0.1:6443", "OUTPUT_DIR", "/tmp/node/validations",
                 "NVIDIA_DEV_ROOT", "/tmp/node", "KGPU_SIMULATED_DEVICE_NODES", "true", "MIG_STRATEGY", "mixed",
                 "SLEEP_INTERVAL_SECONDS", "1", "KGPU_VALIDATOR_MODE", "daemon",
-                "KGPU_CUDA_SAMPLE_IMAGE", "registry.example/vectoradd:1"));
+                "KGPU_CUDA_SAMPLE_IMAGE", "registry.example/vectoradd:1"))
+                .as("a CDI strategy: the validator checks the plugin's names resolve")
+                .containsEntry("KGPU_CDI_SPEC_DIR", "/tmp/node/var/run/cdi");
     }
 }

@@ -65,7 +65,7 @@ class PodRunnerIT {
                 new SimulatedGpus.Gpu(0, PLAIN, "NVIDIA A100-SXM4-80GB", 0, "0000:07:00.0", false, false, List.of()),
                 new SimulatedGpus.Gpu(1, MIG_ON, "NVIDIA A100-SXM4-80GB", 1, "0000:0f:00.0", false, true,
                         List.of(new SimulatedGpus.Mig(0, "MIG-33333333-3333-4333-8333-333333333333", "7g.80gb")))));
-        runner = new PodRunner(client, NODE, kubelet.devices(), new ContainerRuntime(gpus, Optional.empty()), api.logs()).start();
+        runner = new PodRunner(client, NODE, kubelet.devices(), new ContainerRuntime(gpus, Optional.empty(), new dev.kgpu.simulator.runtime.CdiInjection(List.of())), api.logs()).start();
     }
 
     @AfterEach

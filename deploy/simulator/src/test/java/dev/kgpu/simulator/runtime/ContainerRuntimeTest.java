@@ -6,10 +6,15 @@ import dev.kgpu.simulator.gpu.SimulatedGpus.Mig;
 import dev.kgpu.simulator.runtime.ContainerRuntime.ContainerInput;
 import dev.kgpu.simulator.runtime.ContainerRuntime.ContainerOutcome;
 import dev.kgpu.simulator.runtime.ContainerRuntime.GpuInjection;
+import dev.kgpu.cdi.CdiSpec;
+import dev.kgpu.cdi.CdiSpecWriter;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,7 +35,31 @@ class ContainerRuntimeTest {
             new Gpu(1, MIG_PARENT, "NVIDIA A100-SXM4-80GB", 1, "0000:0f:00.0", false, true,
                     List.of(new Mig(0, MIG, "1g.10gb")))));
 
-    private final ContainerRuntime runtime = new ContainerRuntime(NODE, Optional.of("registry.example/my-sample:1"));
+    private static final String PLUGIN_KIND = "k8s.device-plugin.nvidia.com/gpu";
+
+    /** The node's /etc/cdi and /var/run/cdi, with the plugin's spec naming GPU 0 and the MIG device by UUID. */
+    @TempDir
+    static Path cdi;
+
+    private static ContainerRuntime runtime;
+
+    @BeforeAll
+    static void writeSpecs() {
+        CdiSpec.ContainerEdits common = new CdiSpec.ContainerEdits(List.of("NVIDIA_VISIBLE_DEVICES=void"),
+                List.of(CdiSpec.DeviceNode.of("/dev/nvidiactl", "/node/dev/nvidiactl")), List.of(),
+                List.of(new CdiSpec.Mount("/node/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15",
+                        "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", List.of("ro"))));
+        for (String kind : List.of(PLUGIN_KIND, "nvidia.com/gpu")) {
+            new CdiSpecWriter(cdi.resolve("var/run/cdi")).write(new CdiSpec("0.5.0", kind, Map.of(), List.of(
+                    new CdiSpec.Device(FULL, new CdiSpec.ContainerEdits(List.of(),
+                            List.of(CdiSpec.DeviceNode.of("/dev/nvidia0", "/node/dev/nvidia0")), List.of(), List.of())),
+                    new CdiSpec.Device(MIG, new CdiSpec.ContainerEdits(List.of(),
+                            List.of(CdiSpec.DeviceNode.of("/dev/nvidia1", "/node/dev/nvidia1")), List.of(), List.of()))),
+                    common));
+        }
+        runtime = new ContainerRuntime(NODE, Optional.of("registry.example/my-sample:1"),
+                new CdiInjection(List.of(cdi.resolve("etc/cdi"), cdi.resolve("var/run/cdi"))));
+    }
 
     record Case(String description, GpuInjection injection, Map<String, String> env, int exitCode, List<String> devices) {
         @Override
@@ -55,6 +84,8 @@ class ContainerRuntimeTest {
                         List.of(FULL)),
                 new Case("cdi-cri strategy", new GpuInjection(Map.of(), List.of(), Map.of(), List.of("nvidia.com/gpu=" + MIG)),
                         Map.of(), 0, List.of(MIG)),
+                new Case("the device plugin's CDI kind", new GpuInjection(Map.of(), List.of(), Map.of(),
+                        List.of(PLUGIN_KIND + "=" + FULL)), Map.of(), 0, List.of(FULL)),
                 new Case("no allocation, NVIDIA_VISIBLE_DEVICES=all in the pod (NVIDIA's validator)", GpuInjection.none(),
                         Map.of("NVIDIA_VISIBLE_DEVICES", "all"), 0, List.of(FULL, MIG)),
                 new Case("the allocation's variable wins over the pod's", envs(MIG_PARENT),
@@ -97,6 +128,33 @@ class ContainerRuntimeTest {
             assertThat(exited.reason()).isEqualTo("StartError");
             assertThat(exited.message()).endsWith("nvidia-container-cli: device error: GPU-deadbeef: unknown device");
         });
+    }
+
+    @Test
+    void anUnresolvableCdiNameFailsTheContainerWithContainerdsError() {
+        ContainerOutcome outcome = runtime.run(new ContainerInput("cuda", SAMPLE, Map.of(), new GpuInjection(Map.of(),
+                List.of(), Map.of(), List.of(PLUGIN_KIND + "=" + FULL, PLUGIN_KIND + "=GPU-deadbeef"))));
+
+        assertThat(outcome).isInstanceOfSatisfying(ContainerOutcome.Exited.class, exited -> {
+            assertThat(exited.exitCode()).isEqualTo(128);
+            assertThat(exited.reason()).isEqualTo("StartError");
+            assertThat(exited.message()).isEqualTo("failed to create containerd container: CDI device injection failed:"
+                    + " unresolvable CDI devices " + PLUGIN_KIND + "=GPU-deadbeef");
+        });
+    }
+
+    @Test
+    void aContainerGivenCdiDevicesSeesTheirNodesAndLibraries() {
+        ContainerOutcome outcome = runtime.run(new ContainerInput("main", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
+                Map.of(), new GpuInjection(Map.of(), List.of(), Map.of(), List.of(PLUGIN_KIND + "=" + FULL))));
+
+        assertThat(outcome).isInstanceOfSatisfying(ContainerOutcome.Running.class, running -> assertThat(running.log())
+                .contains("GPU 0: NVIDIA A100-SXM4-80GB (UUID: " + FULL + ")",
+                        "CDI devices " + PLUGIN_KIND + "=" + FULL + " gave it:",
+                        "  device node /dev/nvidiactl (host /node/dev/nvidiactl)",
+                        "  device node /dev/nvidia0 (host /node/dev/nvidia0)",
+                        "  mount /usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15",
+                        "  env NVIDIA_VISIBLE_DEVICES=void"));
     }
 
     @Test
