@@ -87,7 +87,7 @@ public final class GrpcKubelet implements Kubelet {
     @Override
     public void watch(Consumer<Change> changes) throws IOException {
         String kubeletSocketName = kubeletSocket.map(p -> p.getFileName().toString()).orElse("kubelet.sock");
-        watcher = SocketDirectoryWatcher.start(socketDirectory, kubeletSocketName, changes);
+        watcher = SocketDirectoryWatcher.start(socketDirectory, kubeletSocketName, registers(), changes);
     }
 
     @Override

@@ -17,7 +17,8 @@ import java.util.function.Consumer;
  * Watches the device-plugins directory (inotify through the JDK's WatchService) on one daemon thread
  * named {@value #THREAD_NAME} and reports what the supervisor acts on: {@code kubelet.sock} created (the
  * kubelet restarted) or deleted (it is restarting), and any other file deleted (a plugin socket may be
- * gone). An overflow is reported as a kubelet restart, so nothing is missed.
+ * gone). An overflow is reported as a kubelet restart, so nothing is missed. Asked to, it first reports a
+ * {@code kubelet.sock} that does not exist yet as stopped, in order with what follows.
  */
 final class SocketDirectoryWatcher implements AutoCloseable {
 
@@ -28,23 +29,36 @@ final class SocketDirectoryWatcher implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closing;
 
-    private SocketDirectoryWatcher(WatchService service, Path directory, String kubeletSocketName, Consumer<Kubelet.Change> changes) {
+    private SocketDirectoryWatcher(WatchService service, Path directory, String kubeletSocketName,
+                                   boolean reportMissingKubelet, Consumer<Kubelet.Change> changes) {
         this.service = service;
         this.thread = Thread.ofPlatform().name(THREAD_NAME).daemon(true)
-                .unstarted(() -> watch(directory, kubeletSocketName, changes));
+                .unstarted(() -> watch(directory, kubeletSocketName, reportMissingKubelet, changes));
     }
 
-    /** Starts watching {@code directory} (created when missing). */
-    static SocketDirectoryWatcher start(Path directory, String kubeletSocketName, Consumer<Kubelet.Change> changes) throws IOException {
+    /**
+     * Starts watching {@code directory} (created when missing).
+     *
+     * @param reportMissingKubelet report {@link Kubelet.Change.KubeletStopped} first when {@code kubelet.sock}
+     *                             does not exist once the directory is watched
+     */
+    static SocketDirectoryWatcher start(Path directory, String kubeletSocketName, boolean reportMissingKubelet,
+                                        Consumer<Kubelet.Change> changes) throws IOException {
         Files.createDirectories(directory);
         WatchService service = FileSystems.getDefault().newWatchService();
         directory.register(service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
-        SocketDirectoryWatcher watcher = new SocketDirectoryWatcher(service, directory, kubeletSocketName, changes);
+        SocketDirectoryWatcher watcher = new SocketDirectoryWatcher(service, directory, kubeletSocketName,
+                reportMissingKubelet, changes);
         watcher.thread.start();
         return watcher;
     }
 
-    private void watch(Path directory, String kubeletSocketName, Consumer<Kubelet.Change> changes) {
+    private void watch(Path directory, String kubeletSocketName, boolean reportMissingKubelet,
+                       Consumer<Kubelet.Change> changes) {
+        // after the directory is watched: a kubelet.sock created from now on is reported after this
+        if (reportMissingKubelet && !Files.exists(directory.resolve(kubeletSocketName))) {
+            changes.accept(new Kubelet.Change.KubeletStopped());
+        }
         try {
             while (true) {
                 WatchKey key = service.take();

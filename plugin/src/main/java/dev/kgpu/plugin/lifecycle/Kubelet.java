@@ -21,7 +21,11 @@ public interface Kubelet extends AutoCloseable {
     /** Registers a served resource; the kubelet dials it back before it answers. */
     Registration register(Endpoint endpoint);
 
-    /** Reports changes in the device-plugins folder to {@code changes}, on a thread of its own, until closed. */
+    /**
+     * Reports changes in the device-plugins folder to {@code changes}, in order, on a thread of its own, until
+     * closed; when resources are registered and {@code kubelet.sock} does not exist yet, first
+     * {@link Change.KubeletStopped}.
+     */
     void watch(Consumer<Change> changes) throws IOException;
 
     /** Stops watching and releases the transport; endpoints must be stopped before. */
@@ -67,7 +71,10 @@ public interface Kubelet extends AutoCloseable {
         record KubeletStarted() implements Change {
         }
 
-        /** {@code kubelet.sock} was deleted: the kubelet is restarting and deletes every socket. */
+        /**
+         * {@code kubelet.sock} was deleted, or does not exist yet: a kubelet that starts deletes every socket,
+         * then creates {@code kubelet.sock}.
+         */
         record KubeletStopped() implements Change {
         }
 

@@ -75,7 +75,10 @@ public final class PluginSupervisor {
     /** Why nothing is served, or null while the plan is served. */
     private Problem notServing = new Problem.Starting();
     private Optional<Problem.ReloadRejected> reloadRejected = Optional.empty();
-    /** kubelet.sock was deleted and not created again yet: a kubelet restart is under way. */
+    /**
+     * kubelet.sock is gone or not there yet: a kubelet that starts deletes every socket, then creates
+     * kubelet.sock, which restarts them all, so a plugin socket deleted meanwhile is not served again alone.
+     */
     private boolean kubeletStopped;
     private long retryGeneration;
 
@@ -191,7 +194,6 @@ public final class PluginSupervisor {
                 kubeletStopped = false;
                 restart(settings, false, "kubelet.sock was created (the kubelet restarted)");
             }
-            // the kubelet deletes every socket, then creates kubelet.sock, which restarts them all
             case LifecycleEvent.KubeletChanged(Kubelet.Change.KubeletStopped stopped) -> kubeletStopped = true;
             case LifecycleEvent.KubeletChanged(Kubelet.Change.SocketDeleted deleted) -> {
                 if (!kubeletStopped && served.socketDeleted(deleted.name())) {
