@@ -215,11 +215,6 @@ public final class ConfigLoader<T> {
             return sources.resolve(setting);
         }
 
-        /** Whether a flag, a variable or the file set the setting (after {@link #get}). */
-        public boolean isSet(Setting<?> setting) {
-            return sources.origin(setting).isPresent();
-        }
-
         /**
          * How the user named the setting, for a message about its value (after {@link #get}): the flag as
          * written ({@code -c}), the variable ({@code DCGM_EXPORTER_INTERVAL}) or the file path that set it;

@@ -22,7 +22,7 @@ import java.util.function.Function;
  * <pre>{@code
  * ConfigLoader<FeatureDiscoveryConfig> loader = FeatureDiscoveryConfig.loader(args, System::getenv);
  * FeatureDiscoveryConfig config = loader.load();      // ConfigException: print getMessage(), exit(exitCode())
- * LabelSink sink = config.labelSink(nodeFeatureCrdServed);
+ * LabelSinkKind sink = config.labelSink().settled(nodeFeatureCrdServed);
  * switch (config.gfd().sleepInterval()) { ... }
  * }</pre>
  *
@@ -30,8 +30,8 @@ import java.util.function.Function;
  *
  * @param config       the effective config file, flags and environment applied
  * @param configFile   the config file read, if any ({@code --config-file}, {@code GFD_CONFIG_FILE}, {@code CONFIG_FILE})
- * @param labelSink    where labels go; {@link LabelSink#AUTO} is settled by {@link #labelSink(boolean)}
- * @param nodeName     this node ({@code NODE_NAME}); present unless the sink is {@link LabelSink#FILE}
+ * @param labelSink    where labels go; {@link LabelSinkKind#AUTO} is settled by {@link LabelSinkKind#settled}
+ * @param nodeName     this node ({@code NODE_NAME}); present unless the sink is {@link LabelSinkKind#FILE}
  * @param namespace    where the NodeFeature object lives ({@code NAMESPACE}, default {@code default})
  * @param podName      this pod, for owner references ({@code POD_NAME})
  * @param kubeconfig   a kubeconfig file for running outside the cluster ({@code KUBECONFIG})
@@ -45,7 +45,7 @@ import java.util.function.Function;
 public record FeatureDiscoveryConfig(
         Config config,
         Optional<Path> configFile,
-        LabelSink labelSink,
+        LabelSinkKind labelSink,
         Optional<String> nodeName,
         String namespace,
         Optional<String> podName,
@@ -61,8 +61,8 @@ public record FeatureDiscoveryConfig(
     static final Setting<String> CONFIG_FILE = Setting.of(List.of("config-file"),
             List.of("GFD_CONFIG_FILE", "CONFIG_FILE"), ValueType.string(), "",
             "the config file (NVIDIA's config v1), as an alternative to flags and environment");
-    static final Setting<LabelSink> LABEL_SINK = Setting.of(List.of("label-sink"), List.of("KGPU_LABEL_SINK"),
-            ValueType.oneOf(LabelSink.class), LabelSink.AUTO,
+    static final Setting<LabelSinkKind> LABEL_SINK = Setting.of(List.of("label-sink"), List.of("KGPU_LABEL_SINK"),
+            ValueType.oneOf(LabelSinkKind.class), LabelSinkKind.AUTO,
             "kgpu: where labels go: node, nodefeature, file, or auto (nodefeature when NFD's CRD is served, else node)");
     static final Setting<String> NODE_NAME = Setting.of(List.of("node-name"), List.of("NODE_NAME"),
             ValueType.kubernetesName(), "", "this node's name (from the pod's spec.nodeName)");
@@ -129,11 +129,11 @@ public record FeatureDiscoveryConfig(
         Objects.requireNonNull(nvml, "nvml");
         warnings = List.copyOf(warnings);
         List<ValidationFailure> failures = new ArrayList<>();
-        if (labelSink != LabelSink.FILE && nodeName.isEmpty()) {
+        if (labelSink != LabelSinkKind.FILE && nodeName.isEmpty()) {
             failures.add(ValidationFailure.missing("NODE_NAME", "must name this node (set it from the pod's"
                     + " spec.nodeName) for the " + labelSink + " label sink; only the file sink works without it"));
         }
-        if (labelSink == LabelSink.FILE && config.flags().gfd().outputFile().isEmpty()) {
+        if (labelSink == LabelSinkKind.FILE && config.flags().gfd().outputFile().isEmpty()) {
             failures.add(new ValidationFailure(FileField.OUTPUT_FILE.path(), "", "must name the feature file for the file label sink"));
         }
         if (namespace.isEmpty()) {
@@ -166,9 +166,9 @@ public record FeatureDiscoveryConfig(
     public static ConfigLoader<FeatureDiscoveryConfig> loader(String[] args, Function<String, String> environment) {
         return new ConfigLoader<>(new ConfigLoader.Agent<>(NAME, SETTINGS, Optional.of(CONFIG_FILE), resolved -> {
             Config config = resolved.config(SETTINGS);
-            LabelSink sink = resolved.get(LABEL_SINK);
-            if (sink == LabelSink.AUTO && !config.flags().useNodeFeatureAPI()) {
-                sink = LabelSink.FILE; // NVIDIA's GFD writes the feature file when the NodeFeature API is off
+            LabelSinkKind sink = resolved.get(LABEL_SINK);
+            if (sink == LabelSinkKind.AUTO && !config.flags().useNodeFeatureAPI()) {
+                sink = LabelSinkKind.FILE; // NVIDIA's GFD writes the feature file when the NodeFeature API is off
             }
             return new FeatureDiscoveryConfig(config, resolved.configFile(), sink,
                     optional(resolved.get(NODE_NAME)), resolved.get(NAMESPACE), optional(resolved.get(POD_NAME)),
@@ -181,17 +181,6 @@ public record FeatureDiscoveryConfig(
     /** {@code flags.gfd}: oneshot, timestamp, sleep interval, output and machine-type files. */
     public GfdFlags gfd() {
         return config.flags().gfd();
-    }
-
-    /**
-     * The sink to use: {@link #labelSink()} unless it is {@link LabelSink#AUTO}, which becomes
-     * {@link LabelSink#NODE_FEATURE} when NFD's NodeFeature CRD is served and {@link LabelSink#NODE} otherwise.
-     */
-    public LabelSink labelSink(boolean nodeFeatureCrdServed) {
-        if (labelSink != LabelSink.AUTO) {
-            return labelSink;
-        }
-        return nodeFeatureCrdServed ? LabelSink.NODE_FEATURE : LabelSink.NODE;
     }
 
     /** The effective config as NVIDIA's GFD logs it after "Running with config:" (no {@code flags.plugin}). */

@@ -87,8 +87,8 @@ class FeatureDiscoveryConfigTest {
                         c("40", 40), c("1", 1)),
                 bind("kubeconfig", "KUBECONFIG", null, Optional.empty(), FeatureDiscoveryConfig::kubeconfig,
                         c("/root/.kube/config", Optional.of(Path.of("/root/.kube/config")))),
-                bind("label-sink", "KGPU_LABEL_SINK", null, LabelSink.AUTO, FeatureDiscoveryConfig::labelSink,
-                        c("node", LabelSink.NODE), c("nodefeature", LabelSink.NODE_FEATURE), c("file", LabelSink.FILE)));
+                bind("label-sink", "KGPU_LABEL_SINK", null, LabelSinkKind.AUTO, FeatureDiscoveryConfig::labelSink,
+                        c("node", LabelSinkKind.NODE), c("nodefeature", LabelSinkKind.NODE_FEATURE), c("file", LabelSinkKind.FILE)));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -115,9 +115,9 @@ class FeatureDiscoveryConfigTest {
     static Stream<Case> accepted() {
         return Stream.of(
                 ok("defaults", List.of(), Map.of(), null, f -> {
-                    assertThat(f.labelSink()).isEqualTo(LabelSink.AUTO);
-                    assertThat(f.labelSink(true)).isEqualTo(LabelSink.NODE_FEATURE);
-                    assertThat(f.labelSink(false)).isEqualTo(LabelSink.NODE);
+                    assertThat(f.labelSink()).isEqualTo(LabelSinkKind.AUTO);
+                    assertThat(f.labelSink().settled(true)).isEqualTo(LabelSinkKind.NODE_FEATURE);
+                    assertThat(f.labelSink().settled(false)).isEqualTo(LabelSinkKind.NODE);
                     assertThat(f.nodeName()).contains("gpu-node-1");
                     assertThat(f.namespace()).isEqualTo("default");
                     assertThat(f.gfd().sleepInterval()).isEqualTo(new SleepInterval.Every(Duration.ofSeconds(60)));
@@ -141,16 +141,16 @@ class FeatureDiscoveryConfigTest {
                         f -> assertThat(f.gfd().outputFile()).isEqualTo("/features/gfd")),
                 ok("the NodeFeature API turned off selects the file sink, as in NVIDIA's GFD", List.of(),
                         Map.of("GFD_USE_NODE_FEATURE_API", "false"), null, f -> {
-                            assertThat(f.labelSink()).isEqualTo(LabelSink.FILE);
-                            assertThat(f.labelSink(true)).isEqualTo(LabelSink.FILE);
+                            assertThat(f.labelSink()).isEqualTo(LabelSinkKind.FILE);
+                            assertThat(f.labelSink().settled(true)).isEqualTo(LabelSinkKind.FILE);
                         }),
                 ok("the NodeFeature API turned off in the file selects the file sink", List.of(), Map.of(),
-                        "flags:\n  useNodeFeatureAPI: false\n", f -> assertThat(f.labelSink()).isEqualTo(LabelSink.FILE)),
+                        "flags:\n  useNodeFeatureAPI: false\n", f -> assertThat(f.labelSink()).isEqualTo(LabelSinkKind.FILE)),
                 ok("a named sink wins over the NodeFeature API setting", List.of("--use-node-feature-api=false"),
-                        Map.of("KGPU_LABEL_SINK", "node"), null, f -> assertThat(f.labelSink(true)).isEqualTo(LabelSink.NODE)),
+                        Map.of("KGPU_LABEL_SINK", "node"), null, f -> assertThat(f.labelSink().settled(true)).isEqualTo(LabelSinkKind.NODE)),
                 ok("the file sink needs no node name", List.of("--label-sink=file"), Map.of("NODE_NAME", ""), null, f -> {
                     assertThat(f.nodeName()).isEmpty();
-                    assertThat(f.labelSink(false)).isEqualTo(LabelSink.FILE);
+                    assertThat(f.labelSink().settled(false)).isEqualTo(LabelSinkKind.FILE);
                 }),
                 ok("vfio is a discovery strategy of feature discovery", List.of("--device-discovery-strategy=vfio"),
                         Map.of(), null,

@@ -5,7 +5,7 @@ import dev.kgpu.validator.core.Component;
 import dev.kgpu.validator.core.ComponentValidator;
 import dev.kgpu.validator.core.Evidence;
 import dev.kgpu.validator.core.Layer;
-import dev.kgpu.validator.core.ValidationFailure;
+import dev.kgpu.validator.core.ComponentFailure;
 import dev.kgpu.validator.core.ValidationPass;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +40,7 @@ class DaemonSupervisorTest {
             boolean ok = healthy.get();
             results.add(ok);
             if (!ok) {
-                throw new ValidationFailure(Layer.DRIVER, "GPU 0 did not answer");
+                throw new ComponentFailure(Layer.DRIVER, "GPU 0 did not answer");
             }
             return Evidence.of("ok");
         }

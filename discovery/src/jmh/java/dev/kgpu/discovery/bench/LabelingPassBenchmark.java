@@ -1,11 +1,12 @@
 package dev.kgpu.discovery.bench;
 
+import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.discovery.labels.GpuFeatureLabels;
 import dev.kgpu.discovery.labels.LabelInput;
 import dev.kgpu.discovery.labels.LabelSettings;
 import dev.kgpu.discovery.labels.Labels;
 import dev.kgpu.discovery.labels.NodeSnapshot;
-import dev.kgpu.discovery.node.NvmlNodeReader;
+import dev.kgpu.discovery.node.NodeSnapshotReader;
 import dev.kgpu.discovery.node.SysfsPci;
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.testing.MockNvml;
@@ -38,7 +39,7 @@ public class LabelingPassBenchmark {
 
     private MockNvml mock;
     private Nvml nvml;
-    private NvmlNodeReader reader;
+    private NodeSnapshotReader reader;
     private NodeSnapshot snapshot;
     private LabelSettings settings;
 
@@ -47,8 +48,8 @@ public class LabelingPassBenchmark {
         mock = MockNvml.load();
         mock.useProfile(profile);
         nvml = Nvml.open();
-        reader = new NvmlNodeReader(new SysfsPci(Path.of("/sys")));
-        settings = LabelSettings.defaults().withMigStrategy(LabelSettings.MigStrategy.MIXED);
+        reader = new NodeSnapshotReader(new SysfsPci(Path.of("/sys")));
+        settings = new LabelSettings(MigStrategy.MIXED, false, LabelSettings.Sharing.NONE);
         snapshot = reader.read(nvml, "DGX");
     }
 

@@ -1,6 +1,6 @@
 package dev.kgpu.discovery.labels;
 
-import dev.kgpu.discovery.labels.LabelSettings.SharingStrategy;
+import dev.kgpu.config.v1.SharingStrategy;
 
 import java.util.HashSet;
 import java.util.List;

@@ -1,5 +1,8 @@
 package dev.kgpu.discovery.labels;
 
+import dev.kgpu.config.v1.MigStrategy;
+import dev.kgpu.config.v1.SharingStrategy;
+
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -17,63 +20,6 @@ public record LabelSettings(MigStrategy migStrategy, boolean noTimestamp, Sharin
     public LabelSettings {
         Objects.requireNonNull(migStrategy, "migStrategy");
         Objects.requireNonNull(sharing, "sharing");
-    }
-
-    /** GFD's defaults: MIG strategy none, with a timestamp, no sharing. */
-    public static LabelSettings defaults() {
-        return new LabelSettings(MigStrategy.NONE, false, Sharing.NONE);
-    }
-
-    public LabelSettings withMigStrategy(MigStrategy strategy) {
-        return new LabelSettings(strategy, noTimestamp, sharing);
-    }
-
-    public LabelSettings withSharing(Sharing newSharing) {
-        return new LabelSettings(migStrategy, noTimestamp, newSharing);
-    }
-
-    public LabelSettings withNoTimestamp(boolean value) {
-        return new LabelSettings(migStrategy, value, sharing);
-    }
-
-    /** {@code none | single | mixed}, as in the config file. */
-    public enum MigStrategy {
-        NONE("none"), SINGLE("single"), MIXED("mixed");
-
-        private final String value;
-
-        MigStrategy(String value) {
-            this.value = value;
-        }
-
-        /** The config-file and label value. */
-        public String value() {
-            return value;
-        }
-
-        public static MigStrategy parse(String property, String text) {
-            for (MigStrategy strategy : values()) {
-                if (strategy.value.equals(text)) {
-                    return strategy;
-                }
-            }
-            throw new IllegalArgumentException(property + " was '" + text + "' but it must be one of none, single, mixed");
-        }
-    }
-
-    /** {@code none | time-slicing | mps}: the label value of {@code gpu.sharing-strategy}. */
-    public enum SharingStrategy {
-        NONE("none"), TIME_SLICING("time-slicing"), MPS("mps");
-
-        private final String value;
-
-        SharingStrategy(String value) {
-            this.value = value;
-        }
-
-        public String value() {
-            return value;
-        }
     }
 
     /**

@@ -58,16 +58,6 @@ public final class Labels {
         return new Labels(merged);
     }
 
-    /** These labels without {@code key}. */
-    public Labels without(String key) {
-        if (!entries.containsKey(key)) {
-            return this;
-        }
-        TreeMap<String, String> copy = new TreeMap<>(entries);
-        copy.remove(key);
-        return new Labels(copy);
-    }
-
     /**
      * Whether these and {@code other} have the same keys and differ at most in the value of
      * {@link #TIMESTAMP}. A timestamp that appears or disappears ({@code GFD_NO_TIMESTAMP} toggled) is a

@@ -31,9 +31,4 @@ public record NodeSnapshot(Optional<DriverVersions> driver, List<Gpu> gpus, Stri
     public static NodeSnapshot withoutNvml(String machineType, VgpuScan vgpu) {
         return new NodeSnapshot(Optional.empty(), List.of(), machineType, vgpu);
     }
-
-    /** Whether NVML answered for this snapshot. */
-    public boolean nvmlAvailable() {
-        return driver.isPresent();
-    }
 }

@@ -1,8 +1,8 @@
 package dev.kgpu.discovery.labels;
 
-import dev.kgpu.discovery.labels.LabelSettings.MigStrategy;
+import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.discovery.labels.LabelSettings.Sharing;
-import dev.kgpu.discovery.labels.LabelSettings.SharingStrategy;
+import dev.kgpu.config.v1.SharingStrategy;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -40,7 +40,7 @@ final class ResourceLabeler implements Labeler {
     }
 
     private static Labels strategyLabel(MigStrategy strategy) {
-        return Labels.of("nvidia.com/mig.strategy", strategy.value());
+        return Labels.of("nvidia.com/mig.strategy", strategy.wireName());
     }
 
     /** One label set per GPU model, merged so that the winning model (see the class comment) comes last. */
@@ -190,7 +190,7 @@ final class ResourceLabeler implements Labeler {
                     .put(key("product"), productName(parts))
                     .put(key("count"), count)
                     .put(key("replicas"), replicas)
-                    .put(key("sharing-strategy"), strategy.value())
+                    .put(key("sharing-strategy"), strategy.wireName())
                     .build();
         }
 

@@ -1,5 +1,6 @@
 package dev.kgpu.discovery.publish;
 
+import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.discovery.labels.Labels;
 import org.jboss.logging.Logger;
 
@@ -43,7 +44,7 @@ public final class FeatureFileSink implements LabelSink {
 
     @Override
     public String name() {
-        return Kind.FILE.value();
+        return LabelSinkKind.FILE.wireName();
     }
 
     @Override

@@ -14,7 +14,7 @@ import dev.kgpu.discovery.labels.Labels;
  */
 public interface LabelSink {
 
-    /** The sink's name as {@code KGPU_LABEL_SINK} spells it. */
+    /** The sink's name as {@code KGPU_LABEL_SINK} spells it ({@link dev.kgpu.config.LabelSinkKind#wireName()}). */
     String name();
 
     /** Makes the published labels equal {@code labels} (see the class comment for when that writes). */
@@ -30,29 +30,5 @@ public interface LabelSink {
         WROTE,
         /** The published labels already matched; nothing was written. */
         UNCHANGED
-    }
-
-    /** {@code node | nodefeature | file}. */
-    enum Kind {
-        NODE("node"), NODE_FEATURE("nodefeature"), FILE("file");
-
-        private final String value;
-
-        Kind(String value) {
-            this.value = value;
-        }
-
-        public String value() {
-            return value;
-        }
-
-        public static Kind parse(String property, String text) {
-            for (Kind kind : values()) {
-                if (kind.value.equals(text)) {
-                    return kind;
-                }
-            }
-            throw new IllegalArgumentException(property + " was '" + text + "' but it must be one of node, nodefeature, file");
-        }
     }
 }

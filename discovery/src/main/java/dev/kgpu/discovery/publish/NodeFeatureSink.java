@@ -1,5 +1,6 @@
 package dev.kgpu.discovery.publish;
 
+import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.discovery.labels.Labels;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
@@ -57,7 +58,7 @@ public final class NodeFeatureSink implements LabelSink {
 
     @Override
     public String name() {
-        return Kind.NODE_FEATURE.value();
+        return LabelSinkKind.NODE_FEATURE.wireName();
     }
 
     @Override

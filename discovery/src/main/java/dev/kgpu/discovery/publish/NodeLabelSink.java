@@ -1,5 +1,6 @@
 package dev.kgpu.discovery.publish;
 
+import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.discovery.labels.Labels;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -54,7 +55,7 @@ public final class NodeLabelSink implements LabelSink {
 
     @Override
     public String name() {
-        return Kind.NODE.value();
+        return LabelSinkKind.NODE.wireName();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.kgpu.discovery.publish;
 
+import dev.kgpu.config.LabelSinkKind;
 import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -14,8 +15,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Chooses and builds the sink: {@code KGPU_LABEL_SINK} when set; else {@code GFD_USE_NODE_FEATURE_API}
- * when set ({@code false} means GFD's feature file, {@code true} the NodeFeature); else the NodeFeature
+ * Chooses and builds the sink: the kind {@code KGPU_LABEL_SINK} names (the configuration has already
+ * turned GFD's {@code GFD_USE_NODE_FEATURE_API=false} into {@code file}); for {@code auto}, the NodeFeature
  * when the API server serves NFD's {@code nfd.k8s-sigs.io/v1alpha1} NodeFeature, and the Node otherwise.
  */
 public final class SinkFactory {
@@ -30,8 +31,7 @@ public final class SinkFactory {
 
     /** What {@link #create} needs to know. */
     public record Request(
-            Optional<LabelSink.Kind> kind,
-            Optional<Boolean> useNodeFeatureApi,
+            LabelSinkKind kind,
             Optional<String> nodeName,
             Optional<String> namespace,
             Optional<String> podName,
@@ -45,7 +45,7 @@ public final class SinkFactory {
      * the chosen sink needs is missing.
      */
     public LabelSink create(Request request) throws PublishException {
-        LabelSink.Kind kind = choose(request);
+        LabelSinkKind kind = choose(request.kind());
         return switch (kind) {
             case FILE -> new FeatureFileSink(request.outputFile(), request.removeOutputFileOnExit());
             case NODE -> new NodeLabelSink(client, required(request.nodeName(), "NODE_NAME", kind));
@@ -54,20 +54,18 @@ public final class SinkFactory {
                 String namespace = required(request.namespace(), "NAMESPACE", kind);
                 yield new NodeFeatureSink(client, node, namespace, owner(namespace, request.podName()));
             }
+            case AUTO -> throw new IllegalStateException("the auto sink kind was not settled");
         };
     }
 
-    private LabelSink.Kind choose(Request request) throws PublishException {
-        if (request.kind().isPresent()) {
-            return request.kind().get();
-        }
-        if (request.useNodeFeatureApi().isPresent()) {
-            return request.useNodeFeatureApi().get() ? LabelSink.Kind.NODE_FEATURE : LabelSink.Kind.FILE;
+    private LabelSinkKind choose(LabelSinkKind kind) throws PublishException {
+        if (kind != LabelSinkKind.AUTO) {
+            return kind;
         }
         boolean served = nodeFeatureServed();
         LOG.infof("the API server %s NodeFeature (%s); publishing labels to the %s", served ? "serves" : "does not serve",
                 NodeFeatureSink.API_VERSION, served ? "NodeFeature object" : "Node object");
-        return served ? LabelSink.Kind.NODE_FEATURE : LabelSink.Kind.NODE;
+        return kind.settled(served);
     }
 
     /** Whether API discovery lists the NodeFeature kind in {@code nfd.k8s-sigs.io/v1alpha1}. */
@@ -91,9 +89,9 @@ public final class SinkFactory {
         }
     }
 
-    private static String required(Optional<String> value, String name, LabelSink.Kind kind) {
+    private static String required(Optional<String> value, String name, LabelSinkKind kind) {
         return value.filter(v -> !v.isBlank()).orElseThrow(() -> new IllegalArgumentException(
-                name + " was '' but the " + kind.value() + " sink needs it (set it from the downward API)"));
+                name + " was '' but the " + kind.wireName() + " sink needs it (set it from the downward API)"));
     }
 
     /** The DaemonSet owning this pod, so that deleting the DaemonSet garbage-collects the NodeFeature; best effort. */

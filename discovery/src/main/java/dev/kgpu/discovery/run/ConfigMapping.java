@@ -6,9 +6,7 @@ import dev.kgpu.config.v1.ReplicatedResource;
 import dev.kgpu.config.v1.ReplicatedResources;
 import dev.kgpu.config.v1.SleepInterval;
 import dev.kgpu.discovery.labels.LabelSettings;
-import dev.kgpu.discovery.labels.LabelSettings.MigStrategy;
-import dev.kgpu.discovery.labels.LabelSettings.SharingStrategy;
-import dev.kgpu.discovery.publish.LabelSink;
+import dev.kgpu.config.v1.SharingStrategy;
 
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -29,18 +27,12 @@ public final class ConfigMapping {
     public static DiscoverySettings settings(FeatureDiscoveryConfig config) {
         var gfd = config.gfd();
         LabelSettings labels = new LabelSettings(
-                MigStrategy.parse("flags.migStrategy", config.config().flags().migStrategy().wireName()),
+                config.config().flags().migStrategy(),
                 gfd.noTimestamp(),
                 sharing(config));
         Optional<java.time.Duration> interval = switch (gfd.sleepInterval()) {
             case SleepInterval.Every every -> Optional.of(every.duration());
             case SleepInterval.Infinite infinite -> Optional.empty();
-        };
-        Optional<LabelSink.Kind> sink = switch (config.labelSink()) {
-            case AUTO -> Optional.empty();
-            case NODE -> Optional.of(LabelSink.Kind.NODE);
-            case NODE_FEATURE -> Optional.of(LabelSink.Kind.NODE_FEATURE);
-            case FILE -> Optional.of(LabelSink.Kind.FILE);
         };
         return new DiscoverySettings(
                 labels,
@@ -49,8 +41,7 @@ public final class ConfigMapping {
                 gfd.machineTypeFile().isEmpty() ? Optional.empty() : Optional.of(Path.of(gfd.machineTypeFile())),
                 Path.of(gfd.outputFile()),
                 config.config().flags().failOnInitError(),
-                sink,
-                Optional.empty(), // the config loader already turned useNodeFeatureAPI=false into the file sink
+                config.labelSink(), // the config loader already turned useNodeFeatureAPI=false into the file sink
                 config.nodeName(),
                 Optional.of(config.namespace()),
                 config.podName(),
@@ -64,11 +55,7 @@ public final class ConfigMapping {
      */
     static LabelSettings.Sharing sharing(FeatureDiscoveryConfig config) {
         var sharing = config.config().sharing();
-        SharingStrategy strategy = switch (sharing.strategy()) {
-            case MPS -> SharingStrategy.MPS;
-            case TIME_SLICING -> SharingStrategy.TIME_SLICING;
-            case NONE -> SharingStrategy.NONE;
-        };
+        SharingStrategy strategy = sharing.strategy();
         Optional<ReplicatedResources> section = sharing.mps().or(sharing::timeSlicing);
         if (section.isEmpty()) {
             return new LabelSettings.Sharing(strategy, Map.of(), Set.of());

@@ -204,7 +204,7 @@ public final class DiscoverySupervisor {
     }
 
     private static Object sinkSettings(DiscoverySettings s) {
-        return java.util.List.of(s.sink(), s.useNodeFeatureApi(), s.nodeName(), s.namespace(), s.podName(),
+        return java.util.List.of(s.sink(), s.nodeName(), s.namespace(), s.podName(),
                 s.outputFile(), s.removeOutputFileOnExit());
     }
 }

@@ -6,7 +6,7 @@ import dev.kgpu.discovery.labels.LabelingException;
 import dev.kgpu.discovery.labels.Labels;
 import dev.kgpu.discovery.labels.NodeSnapshot;
 import dev.kgpu.discovery.node.MachineType;
-import dev.kgpu.discovery.node.NvmlNodeReader;
+import dev.kgpu.discovery.node.NodeSnapshotReader;
 import dev.kgpu.discovery.node.SysfsPci;
 import dev.kgpu.discovery.publish.LabelSink;
 import dev.kgpu.discovery.publish.PublishException;
@@ -42,7 +42,7 @@ public final class LabelingPass implements AutoCloseable {
         LabelSink create(DiscoverySettings settings) throws PublishException;
 
         static Sinks of(SinkFactory factory) {
-            return settings -> factory.create(new SinkFactory.Request(settings.sink(), settings.useNodeFeatureApi(),
+            return settings -> factory.create(new SinkFactory.Request(settings.sink(),
                     settings.nodeName(), settings.namespace(), settings.podName(), settings.outputFile(),
                     settings.removeOutputFileOnExit()));
         }
@@ -66,7 +66,7 @@ public final class LabelingPass implements AutoCloseable {
         if (NodeSnapshot.UNKNOWN_MACHINE.equals(machineType) && settings.machineTypeFile().isPresent()) {
             LOG.debugf("machine type file %s is unreadable; labelling gpu.machine=unknown", settings.machineTypeFile().get());
         }
-        NvmlNodeReader reader = new NvmlNodeReader(new SysfsPci(settings.sysfsRoot()));
+        NodeSnapshotReader reader = new NodeSnapshotReader(new SysfsPci(settings.sysfsRoot()));
         NodeSnapshot node;
         Optional<String> nvmlProblem = Optional.empty();
         try {
@@ -104,7 +104,7 @@ public final class LabelingPass implements AutoCloseable {
      * Reads the node with the NVML kept open; when that fails, closes NVML and tries once more with a fresh
      * one (the driver may have been reloaded, making the old handles stale).
      */
-    private NodeSnapshot readNode(NvmlNodeReader reader, String machineType) {
+    private NodeSnapshot readNode(NodeSnapshotReader reader, String machineType) {
         if (nvml != null) {
             try {
                 return reader.read(nvml, machineType);

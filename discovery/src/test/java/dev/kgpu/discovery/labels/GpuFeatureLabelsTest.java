@@ -1,8 +1,9 @@
 package dev.kgpu.discovery.labels;
 
-import dev.kgpu.discovery.labels.LabelSettings.MigStrategy;
+import dev.kgpu.discovery.testing.TestSettings;
+import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.discovery.labels.LabelSettings.Sharing;
-import dev.kgpu.discovery.labels.LabelSettings.SharingStrategy;
+import dev.kgpu.config.v1.SharingStrategy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -40,7 +41,7 @@ class GpuFeatureLabelsTest {
     static final Sharing TIME_SLICING_4 = new Sharing(SharingStrategy.TIME_SLICING, Map.of("nvidia.com/gpu", 4), false);
 
     static Stream<Case> cases() {
-        LabelSettings defaults = LabelSettings.defaults();
+        LabelSettings defaults = TestSettings.labels();
         return Stream.of(
                 new Case("two models: the lowest-indexed GPU's model is labelled, with its own count",
                         node(List.of(t4(0), a100(1, false, List.of()), a100(2, false, List.of()))), defaults, "inmemory/mixed-models"),
@@ -48,35 +49,35 @@ class GpuFeatureLabelsTest {
                         node(List.of(a100(0, true, List.of(mig1g10gb())), t4(1))), defaults, "inmemory/mixed-models"),
                 new Case("single: two profiles on the node is invalid",
                         node(List.of(a100(0, true, List.of(mig1g10gb())), a100(1, true, List.of(mig3g40gb())))),
-                        defaults.withMigStrategy(MigStrategy.SINGLE), "inmemory/single-invalid"),
+                        TestSettings.labels(MigStrategy.SINGLE), "inmemory/single-invalid"),
                 new Case("single: a MIG-enabled GPU without MIG devices is invalid",
                         node(List.of(a100(0, true, List.of()), a100(1, true, List.of(mig1g10gb())))),
-                        defaults.withMigStrategy(MigStrategy.SINGLE), "inmemory/single-invalid"),
+                        TestSettings.labels(MigStrategy.SINGLE), "inmemory/single-invalid"),
                 new Case("single: MIG enabled on some GPUs only is invalid",
                         node(List.of(a100(0, true, List.of(mig1g10gb())), a100(1, false, List.of()))),
-                        defaults.withMigStrategy(MigStrategy.SINGLE), "inmemory/single-invalid"),
+                        TestSettings.labels(MigStrategy.SINGLE), "inmemory/single-invalid"),
                 new Case("single: no GPU has MIG enabled labels like none, plus the strategy",
-                        node(a100s(2, false, List.of())), defaults.withMigStrategy(MigStrategy.SINGLE), "inmemory/single-mig-off"),
+                        node(a100s(2, false, List.of())), TestSettings.labels(MigStrategy.SINGLE), "inmemory/single-mig-off"),
                 new Case("single with time-slicing: MIG devices are the shared gpu resource",
                         node(a100s(2, true, List.of(mig1g10gb(), mig1g10gb()))),
-                        defaults.withMigStrategy(MigStrategy.SINGLE).withSharing(TIME_SLICING_4), "inmemory/single-time-slicing"),
+                        TestSettings.labels(MigStrategy.SINGLE, TIME_SLICING_4), "inmemory/single-time-slicing"),
                 new Case("mixed: +me profiles become .me resources; replicas per MIG resource",
                         node(List.of(a100(0, true, List.of(mig1g10gb(), mig1g10gbMe())), a100(1, true, List.of(mig3g40gb())))),
-                        defaults.withMigStrategy(MigStrategy.MIXED).withSharing(
+                        TestSettings.labels(MigStrategy.MIXED, 
                                 new Sharing(SharingStrategy.TIME_SLICING, Map.of("nvidia.com/mig-1g.10gb", 2), false)),
                         "inmemory/mixed-me"),
                 new Case("time-slicing renamed by default: no -SHARED suffix",
                         node(List.of(t4(0))),
-                        defaults.withSharing(new Sharing(SharingStrategy.TIME_SLICING, Map.of("nvidia.com/gpu", 4), true)),
+                        TestSettings.labels(new Sharing(SharingStrategy.TIME_SLICING, Map.of("nvidia.com/gpu", 4), true)),
                         "inmemory/time-slicing-renamed"),
                 new Case("MPS: mps.capable, shared product",
                         node(List.of(t4(0))),
-                        defaults.withSharing(new Sharing(SharingStrategy.MPS, Map.of("nvidia.com/gpu", 2), false)),
+                        TestSettings.labels(new Sharing(SharingStrategy.MPS, Map.of("nvidia.com/gpu", 2), false)),
                         "inmemory/mps"),
                 new Case("graphics and compute GPUs together: mode unknown; no timestamp",
                         node(List.of(rtx3060(0), new Gpu(1, "NVIDIA GeForce RTX 3060", 12288, 8, 6, false, false, List.of(),
                                 OptionalInt.empty(), Optional.empty()))),
-                        defaults.withNoTimestamp(true), "inmemory/mode-unknown"),
+                        TestSettings.withoutTimestamp(defaults), "inmemory/mode-unknown"),
                 new Case("fabric-attached GPUs in one clique",
                         node(List.of(fabric(0, "b1028956-cfa2-0990-bf4a-5da9abb51763", 7), fabric(1, "b1028956-cfa2-0990-bf4a-5da9abb51763", 7))),
                         defaults, "inmemory/clique"),
@@ -112,7 +113,7 @@ class GpuFeatureLabelsTest {
     @Test
     void mpsWithMigEnabledFailsThePass() {
         LabelInput input = new LabelInput(node(a100s(1, true, List.of(mig1g10gb()))),
-                LabelSettings.defaults().withSharing(new Sharing(SharingStrategy.MPS, Map.of("nvidia.com/gpu", 2), false)), NOW);
+                TestSettings.labels(new Sharing(SharingStrategy.MPS, Map.of("nvidia.com/gpu", 2), false)), NOW);
 
         assertThatThrownBy(() -> GpuFeatureLabels.all().labels(input))
                 .isInstanceOf(LabelingException.MpsWithMig.class)
@@ -122,7 +123,7 @@ class GpuFeatureLabelsTest {
     @Test
     void aDriverVersionWithoutMinorFailsThePass() {
         LabelInput input = new LabelInput(new NodeSnapshot(Optional.of(new DriverVersions("550", 12, 4)), List.of(t4(0)), "x", VgpuScan.none()),
-                LabelSettings.defaults(), NOW);
+                TestSettings.labels(), NOW);
 
         assertThatThrownBy(() -> GpuFeatureLabels.all().labels(input))
                 .isInstanceOf(LabelingException.InvalidDriverVersion.class)

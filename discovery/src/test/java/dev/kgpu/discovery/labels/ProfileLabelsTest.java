@@ -1,10 +1,11 @@
 package dev.kgpu.discovery.labels;
 
-import dev.kgpu.discovery.labels.LabelSettings.MigStrategy;
+import dev.kgpu.discovery.testing.TestSettings;
+import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.discovery.labels.LabelSettings.Sharing;
-import dev.kgpu.discovery.labels.LabelSettings.SharingStrategy;
+import dev.kgpu.config.v1.SharingStrategy;
 import dev.kgpu.discovery.node.FakeSysfs;
-import dev.kgpu.discovery.node.NvmlNodeReader;
+import dev.kgpu.discovery.node.NodeSnapshotReader;
 import dev.kgpu.discovery.node.SysfsPci;
 import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.Nvml;
@@ -24,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The labels of every mock NVML profile, read through the real FFM path (mock libnvidia-ml.so.1 ->
- * nvml-ffm -> NvmlNodeReader), under each MIG strategy and sharing setting that changes them, checked
+ * nvml-ffm -> NodeSnapshotReader), under each MIG strategy and sharing setting that changes them, checked
  * against {@code src/test/resources/expected/<profile>-<variant>.txt}.
  */
 class ProfileLabelsTest {
@@ -43,24 +44,24 @@ class ProfileLabelsTest {
     }
 
     static Stream<Case> cases() {
-        LabelSettings none = LabelSettings.defaults();
-        LabelSettings single = none.withMigStrategy(MigStrategy.SINGLE);
-        LabelSettings mixed = none.withMigStrategy(MigStrategy.MIXED);
+        LabelSettings none = TestSettings.labels();
+        LabelSettings single = TestSettings.labels(MigStrategy.SINGLE);
+        LabelSettings mixed = TestSettings.labels(MigStrategy.MIXED);
         Sharing timeSlicing = new Sharing(SharingStrategy.TIME_SLICING, Map.of("nvidia.com/gpu", 4), false);
         Sharing mps = new Sharing(SharingStrategy.MPS, Map.of("nvidia.com/gpu", 2), false);
         Sharing migTimeSlicing = new Sharing(SharingStrategy.TIME_SLICING, Map.of("nvidia.com/mig-1g.10gb", 7), false);
         return Stream.of(
                 new Case("rtx3060", "none", none),
-                new Case("rtx3060", "time-slicing", none.withSharing(timeSlicing)),
+                new Case("rtx3060", "time-slicing", TestSettings.labels(timeSlicing)),
                 new Case("dgx-a100", "none", none),
                 new Case("dgx-a100", "single", single),
                 new Case("dgx-a100", "mixed", mixed),
                 new Case("dgx-h100", "none", none),
-                new Case("dgx-h100", "mps", none.withSharing(mps)),
+                new Case("dgx-h100", "mps", TestSettings.labels(mps)),
                 new Case("mig-mixed", "none", none),
                 new Case("mig-mixed", "single", single),
                 new Case("mig-mixed", "mixed", mixed),
-                new Case("mig-mixed", "mixed-time-slicing", mixed.withSharing(migTimeSlicing)),
+                new Case("mig-mixed", "mixed-time-slicing", TestSettings.labels(MigStrategy.MIXED, migTimeSlicing)),
                 new Case("large-256", "none", none));
     }
 
@@ -85,7 +86,7 @@ class ProfileLabelsTest {
             for (GpuDevice device : nvml.devices()) {
                 sysfs.gpu(device.pci().sysfsBusId(), pciClass);
             }
-            NodeSnapshot node = new NvmlNodeReader(new SysfsPci(sysfsRoot)).read(nvml, machineType(c.profile()));
+            NodeSnapshot node = new NodeSnapshotReader(new SysfsPci(sysfsRoot)).read(nvml, machineType(c.profile()));
 
             Labels labels = GpuFeatureLabels.all().labels(new LabelInput(node, c.settings(), NOW));
 

@@ -1,5 +1,6 @@
 package dev.kgpu.discovery.publish;
 
+import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.discovery.labels.Labels;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -105,7 +106,7 @@ class NodeFeatureSinkIT {
     @Test
     void theSinkFollowsTheCrd() throws Exception {
         SinkFactory factory = new SinkFactory(client);
-        SinkFactory.Request auto = new SinkFactory.Request(Optional.empty(), Optional.empty(), Optional.of(NODE),
+        SinkFactory.Request auto = new SinkFactory.Request(LabelSinkKind.AUTO, Optional.of(NODE),
                 Optional.of(NAMESPACE), Optional.empty(), Path.of("/tmp/gfd"), true);
 
         assertThat(factory.create(auto)).isInstanceOf(NodeFeatureSink.class);
@@ -113,11 +114,11 @@ class NodeFeatureSinkIT {
         NodeFeatureCrd.remove(client);
         assertThat(factory.create(auto)).isInstanceOf(NodeLabelSink.class);
 
-        SinkFactory.Request gfdFileMode = new SinkFactory.Request(Optional.empty(), Optional.of(false), Optional.of(NODE),
+        SinkFactory.Request file = new SinkFactory.Request(LabelSinkKind.FILE, Optional.of(NODE),
                 Optional.of(NAMESPACE), Optional.empty(), Path.of("/tmp/gfd"), true);
-        assertThat(factory.create(gfdFileMode)).isInstanceOf(FeatureFileSink.class);
+        assertThat(factory.create(file)).isInstanceOf(FeatureFileSink.class);
 
-        SinkFactory.Request explicit = new SinkFactory.Request(Optional.of(LabelSink.Kind.NODE_FEATURE), Optional.of(false),
+        SinkFactory.Request explicit = new SinkFactory.Request(LabelSinkKind.NODE_FEATURE,
                 Optional.of(NODE), Optional.of(NAMESPACE), Optional.empty(), Path.of("/tmp/gfd"), true);
         assertThat(factory.create(explicit)).isInstanceOf(NodeFeatureSink.class);
     }
@@ -130,7 +131,7 @@ class NodeFeatureSinkIT {
                 .addNewOwnerReference().withApiVersion("apps/v1").withKind("DaemonSet").withName("kgpu-discovery")
                 .withUid("7d0c1b52-0000-4000-8000-000000000001").withController(true).endOwnerReference()
                 .endMetadata().build()).create();
-        SinkFactory.Request request = new SinkFactory.Request(Optional.of(LabelSink.Kind.NODE_FEATURE), Optional.empty(),
+        SinkFactory.Request request = new SinkFactory.Request(LabelSinkKind.NODE_FEATURE,
                 Optional.of(NODE), Optional.of(NAMESPACE), Optional.of("kgpu-discovery-x1"), Path.of("/tmp/gfd"), true);
 
         new SinkFactory(client).create(request).publish(labels("1", "A"));
@@ -145,7 +146,7 @@ class NodeFeatureSinkIT {
 
     @Test
     void aMissingNamespaceIsNamed() {
-        SinkFactory.Request request = new SinkFactory.Request(Optional.of(LabelSink.Kind.NODE_FEATURE), Optional.empty(),
+        SinkFactory.Request request = new SinkFactory.Request(LabelSinkKind.NODE_FEATURE,
                 Optional.of(NODE), Optional.empty(), Optional.empty(), Path.of("/tmp/gfd"), true);
 
         assertThatThrownBy(() -> new SinkFactory(client).create(request))

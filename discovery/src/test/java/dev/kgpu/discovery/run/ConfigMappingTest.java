@@ -1,8 +1,11 @@
 package dev.kgpu.discovery.run;
 
+import dev.kgpu.discovery.testing.TestSettings;
+import dev.kgpu.config.LabelSinkKind;
+import dev.kgpu.config.v1.SharingStrategy;
+import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.config.FeatureDiscoveryConfig;
 import dev.kgpu.discovery.labels.LabelSettings;
-import dev.kgpu.discovery.publish.LabelSink;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,9 +32,9 @@ class ConfigMappingTest {
     void gfdDefaultsWithKgpusAutomaticSink() {
         DiscoverySettings settings = load(Map.of("NODE_NAME", "node-a"));
 
-        assertThat(settings.labels()).isEqualTo(LabelSettings.defaults());
+        assertThat(settings.labels()).isEqualTo(TestSettings.labels());
         assertThat(settings.sleepInterval()).contains(Duration.ofSeconds(60));
-        assertThat(settings.sink()).isEmpty();
+        assertThat(settings.sink()).isEqualTo(LabelSinkKind.AUTO);
         assertThat(settings.failOnInitError()).isTrue();
         assertThat(settings.outputFile()).isEqualTo(Path.of("/etc/kubernetes/node-feature-discovery/features.d/gfd"));
         assertThat(settings.machineTypeFile()).contains(Path.of("/sys/class/dmi/id/product_name"));
@@ -46,11 +49,11 @@ class ConfigMappingTest {
                 "GFD_NO_TIMESTAMP", "true", "MIG_STRATEGY", "mixed", "FAIL_ON_INIT_ERROR", "false",
                 "KGPU_SYSFS_ROOT", "/host/sys"));
 
-        assertThat(settings.sink()).contains(LabelSink.Kind.FILE);
+        assertThat(settings.sink()).isEqualTo(LabelSinkKind.FILE);
         assertThat(settings.sleepInterval()).isEmpty();
         assertThat(settings.oneshot()).isTrue();
         assertThat(settings.labels().noTimestamp()).isTrue();
-        assertThat(settings.labels().migStrategy()).isEqualTo(LabelSettings.MigStrategy.MIXED);
+        assertThat(settings.labels().migStrategy()).isEqualTo(MigStrategy.MIXED);
         assertThat(settings.failOnInitError()).isFalse();
         assertThat(settings.sysfsRoot()).isEqualTo(Path.of("/host/sys"));
         assertThat(settings.removeOutputFileOnExit()).isFalse();
@@ -72,8 +75,8 @@ class ConfigMappingTest {
 
         DiscoverySettings settings = load(Map.of("NODE_NAME", "node-a", "KGPU_LABEL_SINK", "node", "CONFIG_FILE", file.toString()));
 
-        assertThat(settings.sink()).contains(LabelSink.Kind.NODE);
-        assertThat(settings.labels().sharing()).isEqualTo(new LabelSettings.Sharing(LabelSettings.SharingStrategy.TIME_SLICING,
+        assertThat(settings.sink()).isEqualTo(LabelSinkKind.NODE);
+        assertThat(settings.labels().sharing()).isEqualTo(new LabelSettings.Sharing(SharingStrategy.TIME_SLICING,
                 Map.of("nvidia.com/gpu", 4, "nvidia.com/mig-1g.10gb", 2), Set.of("nvidia.com/gpu", "nvidia.com/mig-1g.10gb")));
     }
 
@@ -92,7 +95,7 @@ class ConfigMappingTest {
 
         DiscoverySettings settings = load(Map.of("NODE_NAME", "node-a", "CONFIG_FILE", file.toString()));
 
-        assertThat(settings.labels().sharing()).isEqualTo(new LabelSettings.Sharing(LabelSettings.SharingStrategy.MPS,
+        assertThat(settings.labels().sharing()).isEqualTo(new LabelSettings.Sharing(SharingStrategy.MPS,
                 Map.of("nvidia.com/gpu", 2), Set.of()));
         assertThat(settings.nodeName()).isEqualTo(Optional.of("node-a"));
     }

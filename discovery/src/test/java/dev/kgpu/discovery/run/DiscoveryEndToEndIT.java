@@ -1,10 +1,12 @@
 package dev.kgpu.discovery.run;
 
+import dev.kgpu.discovery.testing.TestSettings;
+import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.agent.Backoff;
 import dev.kgpu.discovery.labels.ExpectedLabels;
 import dev.kgpu.discovery.labels.LabelSettings;
 import dev.kgpu.discovery.labels.Labels;
-import dev.kgpu.discovery.publish.LabelSink;
+import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.discovery.publish.NodeLabelSink;
 import dev.kgpu.discovery.publish.SinkFactory;
 import dev.kgpu.nvml.Nvml;
@@ -77,12 +79,16 @@ class DiscoveryEndToEndIT {
         mock.reset();
     }
 
-    DiscoverySettings settings(LabelSettings.MigStrategy strategy) {
-        return DiscoverySettings.defaults(NODE, "kgpu")
-                .withSink(LabelSink.Kind.NODE)
-                .withLabels(LabelSettings.defaults().withMigStrategy(strategy))
-                .withNode(Optional.empty(), Path.of("/nonexistent-sysfs"), true)
-                .withTiming(false, Optional.empty(), new Backoff.Policy(Duration.ofMillis(20), Duration.ofMillis(200)));
+    DiscoverySettings settings(MigStrategy strategy) {
+        return builder(strategy).build();
+    }
+
+    TestSettings.Discovery builder(MigStrategy strategy) {
+        return TestSettings.discovery(NODE, "kgpu")
+                .sink(LabelSinkKind.NODE)
+                .labels(TestSettings.labels(strategy))
+                .node(Optional.empty(), Path.of("/nonexistent-sysfs"), true)
+                .timing(false, Optional.empty(), new Backoff.Policy(Duration.ofMillis(20), Duration.ofMillis(200)));
     }
 
     Map<String, String> gpuLabels() {
@@ -104,9 +110,9 @@ class DiscoveryEndToEndIT {
     void labelsTheNodeFollowsAMigReconfigurationAndWritesNothingWhenSteady() throws Exception {
         mock.useProfile("mig-mixed");
         supervisor = new DiscoverySupervisor(new LabelingPass(Nvml::open, LabelingPass.Sinks.of(sinkFactory), CLOCK), status,
-                () -> settings(LabelSettings.MigStrategy.MIXED), CLOCK);
+                () -> settings(MigStrategy.MIXED), CLOCK);
 
-        supervisor.start(settings(LabelSettings.MigStrategy.MIXED));
+        supervisor.start(settings(MigStrategy.MIXED));
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                 assertThat(gpuLabels()).containsExactlyEntriesOf(expectedWithoutSysfs("mig-mixed-mixed")));
@@ -136,7 +142,7 @@ class DiscoveryEndToEndIT {
     void aLostDriverWithFailOnInitErrorFalseLeavesGpuPresentFalseUntilItComesBack() throws Exception {
         mock.useProfile("rtx3060");
         mock.failNext("nvmlInit_v2", dev.kgpu.nvml.NvmlReturnCode.ERROR_DRIVER_NOT_LOADED, -1);
-        DiscoverySettings tolerant = settings(LabelSettings.MigStrategy.NONE).withNode(Optional.empty(), Path.of("/nonexistent-sysfs"), false);
+        DiscoverySettings tolerant = builder(MigStrategy.NONE).node(Optional.empty(), Path.of("/nonexistent-sysfs"), false).build();
         supervisor = new DiscoverySupervisor(new LabelingPass(Nvml::open, LabelingPass.Sinks.of(sinkFactory), CLOCK), status,
                 () -> tolerant, CLOCK);
 

@@ -1,5 +1,6 @@
 package dev.kgpu.discovery.run;
 
+import dev.kgpu.discovery.testing.TestSettings;
 import dev.kgpu.agent.Backoff;
 import dev.kgpu.discovery.labels.Labels;
 import dev.kgpu.discovery.publish.ScriptedSink;
@@ -38,10 +39,14 @@ class DiscoverySupervisorTest {
         };
     }
 
+    TestSettings.Discovery builder(boolean failOnInitError, boolean oneshot, Optional<Duration> interval) {
+        return TestSettings.discovery("node-a", "kgpu")
+                .node(Optional.empty(), folder.resolve("no-sysfs"), failOnInitError)
+                .timing(oneshot, interval, FAST);
+    }
+
     DiscoverySettings settings(boolean failOnInitError, boolean oneshot, Optional<Duration> interval) {
-        return DiscoverySettings.defaults("node-a", "kgpu")
-                .withNode(Optional.empty(), folder.resolve("no-sysfs"), failOnInitError)
-                .withTiming(oneshot, interval, FAST);
+        return builder(failOnInitError, oneshot, interval).build();
     }
 
     static Labels minimal() {
@@ -105,12 +110,14 @@ class DiscoverySupervisorTest {
         ScriptedSink sink = new ScriptedSink(0);
         AtomicInteger reloads = new AtomicInteger();
         LabelingPass.NvmlOpener opener = missingDriver();
-        DiscoverySettings infinite = settings(false, false, Optional.empty()).withTiming(false, Optional.empty(),
+        TestSettings.Discovery builder = builder(false, false, Optional.empty()).timing(false, Optional.empty(),
                 new Backoff.Policy(Duration.ofHours(1), Duration.ofHours(1)));
+        DiscoverySettings infinite = builder.build();
+        DiscoverySettings withoutTimestamp = builder.labels(TestSettings.withoutTimestamp(infinite.labels())).build();
         DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(opener, s -> sink, CLOCK), new PassStatus(),
                 () -> {
                     reloads.incrementAndGet();
-                    return infinite.withLabels(infinite.labels().withNoTimestamp(true));
+                    return withoutTimestamp;
                 }, CLOCK);
         supervisor.start(infinite);
         assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(minimal());
@@ -118,7 +125,7 @@ class DiscoverySupervisorTest {
         supervisor.relabel();
 
         // the reloaded configuration drops the timestamp
-        assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(minimal().without(Labels.TIMESTAMP));
+        assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(Labels.builder().put("nvidia.com/gpu.present", "false").build());
         assertThat(reloads).hasValue(1);
         supervisor.stop();
         assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isZero();
@@ -131,8 +138,8 @@ class DiscoverySupervisorTest {
                 () -> {
                     throw new IllegalArgumentException("flags.migStrategy was 'dual' but it must be one of none, single, mixed");
                 }, CLOCK);
-        DiscoverySettings infinite = settings(false, false, Optional.empty()).withTiming(false, Optional.empty(),
-                new Backoff.Policy(Duration.ofHours(1), Duration.ofHours(1)));
+        DiscoverySettings infinite = builder(false, false, Optional.empty()).timing(false, Optional.empty(),
+                new Backoff.Policy(Duration.ofHours(1), Duration.ofHours(1))).build();
         supervisor.start(infinite);
         assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isNotNull();
 
@@ -146,8 +153,8 @@ class DiscoverySupervisorTest {
     @Test
     void oneshotWritesTheFeatureFileOnceAndLeavesIt() throws Exception {
         Path file = folder.resolve("features.d/gfd");
-        DiscoverySettings oneshot = settings(false, true, Optional.of(Duration.ofSeconds(60))).withOutputFile(file)
-                .withSink(dev.kgpu.discovery.publish.LabelSink.Kind.FILE);
+        DiscoverySettings oneshot = builder(false, true, Optional.of(Duration.ofSeconds(60))).outputFile(file)
+                .sink(dev.kgpu.config.LabelSinkKind.FILE).build();
         LabelingPass pass = new LabelingPass(missingDriver(),
                 s -> new dev.kgpu.discovery.publish.FeatureFileSink(s.outputFile(), s.removeOutputFileOnExit()), CLOCK);
         DiscoverySupervisor supervisor = new DiscoverySupervisor(pass, new PassStatus(), () -> oneshot, CLOCK);

@@ -5,7 +5,7 @@ import dev.kgpu.exporter.collector.NodeSample;
 import dev.kgpu.exporter.exposition.ExpositionRenderer;
 import dev.kgpu.exporter.exposition.Snapshot;
 import dev.kgpu.exporter.metrics.MetricFamily;
-import dev.kgpu.exporter.nvml.NvmlNodeReader;
+import dev.kgpu.exporter.nvml.NodeSampleReader;
 import dev.kgpu.exporter.pods.DeviceAttribution;
 import dev.kgpu.exporter.pods.MigInstanceLookup;
 import dev.kgpu.exporter.pods.PodAttributionTracker;
@@ -20,12 +20,12 @@ import java.util.function.Supplier;
  */
 final class CollectionCycle implements Supplier<Snapshot> {
 
-    private final NvmlNodeReader reader;
+    private final NodeSampleReader reader;
     private final MetricsCollection collection;
     private final Optional<PodAttributionTracker> pods;
     private final ExpositionRenderer renderer;
 
-    CollectionCycle(NvmlNodeReader reader, MetricsCollection collection, Optional<PodAttributionTracker> pods,
+    CollectionCycle(NodeSampleReader reader, MetricsCollection collection, Optional<PodAttributionTracker> pods,
                     ExpositionRenderer renderer) {
         this.reader = reader;
         this.collection = collection;

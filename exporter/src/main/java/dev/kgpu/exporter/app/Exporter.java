@@ -7,7 +7,7 @@ import dev.kgpu.exporter.config.ExporterConfig;
 import dev.kgpu.exporter.counters.Counter;
 import dev.kgpu.exporter.counters.CounterSet;
 import dev.kgpu.exporter.exposition.ExpositionRenderer;
-import dev.kgpu.exporter.nvml.NvmlNodeReader;
+import dev.kgpu.exporter.nvml.NodeSampleReader;
 import dev.kgpu.exporter.podresources.PodResourcesClient;
 import dev.kgpu.exporter.pods.PodAttributionTracker;
 import dev.kgpu.nvml.GpuDevice;
@@ -42,7 +42,7 @@ public class Exporter {
     ExporterMetrics metrics;
 
     private Nvml nvml;
-    private NvmlNodeReader reader;
+    private NodeSampleReader reader;
     private PodResourcesClient podResources;
     private volatile ExporterSupervisor supervisor;
     private volatile ExporterConfig settings;
@@ -64,7 +64,7 @@ public class Exporter {
         XidHistory xids = new XidHistory(max(config.xidCountWindow(), Duration.ofMinutes(1)));
         MetricsCollection collection = MetricsCollection.forCounters(counters, xids, config.xidCountWindow(),
                 config.clockEventsCountWindow(), clock);
-        reader = new NvmlNodeReader(nvml, collection.readings(), metrics::nvmlError, clock);
+        reader = new NodeSampleReader(nvml, collection.readings(), metrics::nvmlError, clock);
         warnAboutProfiling(counters, reader.devices());
 
         Optional<PodAttributionTracker> pods = Optional.empty();

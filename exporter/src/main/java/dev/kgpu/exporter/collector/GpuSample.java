@@ -91,13 +91,6 @@ public record GpuSample(
         }
     }
 
-    /** A sample with identity only, as when every read failed. */
-    public static GpuSample identityOnly(Entity gpu, Brand brand) {
-        return new GpuSample(gpu, brand, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-                false, Optional.empty(), Optional.empty(), OptionalLong.empty(), OptionalLong.empty(),
-                Optional.empty(), Map.of(), Optional.empty(), Optional.empty(), List.of());
-    }
-
     /**
      * ECC error totals (each empty where ECC is off or unsupported).
      */

@@ -16,10 +16,6 @@ public record Counter(String fieldName, MetricType type, String help, int line) 
         }
     }
 
-    public boolean isLabel() {
-        return type == MetricType.LABEL;
-    }
-
     /** DCGM's profiling (DCP) fields, ids 1000 to 1099. */
     public boolean isProfiling() {
         return fieldName.startsWith("DCGM_FI_PROF_");

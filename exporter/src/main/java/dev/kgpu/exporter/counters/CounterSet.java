@@ -23,10 +23,6 @@ public record CounterSet(String source, List<Counter> metrics, List<Counter> lab
         return metrics.stream().filter(c -> c.fieldName().equals(fieldName)).findFirst();
     }
 
-    public boolean hasMetric(String fieldName) {
-        return metric(fieldName).isPresent();
-    }
-
     public Optional<Counter> label(String fieldName) {
         return labels.stream().filter(c -> c.fieldName().equals(fieldName)).findFirst();
     }

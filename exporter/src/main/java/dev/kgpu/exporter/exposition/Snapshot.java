@@ -19,20 +19,18 @@ import dev.kgpu.exporter.metrics.MetricFamily;
  */
 public final class Snapshot {
 
-    private static final Snapshot EMPTY = new Snapshot(Instant.EPOCH, 0, 0, new byte[0],
+    private static final Snapshot EMPTY = new Snapshot(Instant.EPOCH, 0, new byte[0],
             "# EOF\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
 
     private final Instant collectedAt;
-    private final int families;
     private final int series;
     private final byte[] text;
     private final byte[] openMetrics;
     private volatile byte[] textGzip;
     private volatile byte[] openMetricsGzip;
 
-    private Snapshot(Instant collectedAt, int families, int series, byte[] text, byte[] openMetrics) {
+    private Snapshot(Instant collectedAt, int series, byte[] text, byte[] openMetrics) {
         this.collectedAt = collectedAt;
-        this.families = families;
         this.series = series;
         this.text = text;
         this.openMetrics = openMetrics;
@@ -45,16 +43,12 @@ public final class Snapshot {
 
     public static Snapshot of(Instant collectedAt, List<MetricFamily> families, ExpositionRenderer renderer) {
         int series = families.stream().mapToInt(f -> f.rows().size()).sum();
-        return new Snapshot(collectedAt, families.size(), series, renderer.render(families, ExpositionFormat.TEXT),
+        return new Snapshot(collectedAt, series, renderer.render(families, ExpositionFormat.TEXT),
                 renderer.render(families, ExpositionFormat.OPENMETRICS));
     }
 
     public Instant collectedAt() {
         return collectedAt;
-    }
-
-    public int familyCount() {
-        return families;
     }
 
     public int seriesCount() {

@@ -1,5 +1,6 @@
 package dev.kgpu.exporter.pods;
 
+import dev.kgpu.agent.Backoff;
 import dev.kgpu.exporter.config.GpuIdType;
 import org.jboss.logging.Logger;
 
@@ -20,8 +21,8 @@ import java.util.function.Consumer;
 public final class PodAttributionTracker {
 
     private static final Logger LOG = Logger.getLogger(PodAttributionTracker.class);
-    static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
-    static final Duration MAX_BACKOFF = Duration.ofSeconds(60);
+    /** After the kubelet's rate limit refuses a call: 1 s, doubling up to a minute. */
+    static final Backoff.Policy RATE_LIMIT_BACKOFF = new Backoff.Policy(Duration.ofSeconds(1), Duration.ofSeconds(60));
 
     /** How one refresh went, for the exporter's own metrics. */
     public enum Outcome { OK, SOCKET_MISSING, RATE_LIMITED, UNAVAILABLE, FAILED, BACKING_OFF }
@@ -36,7 +37,7 @@ public final class PodAttributionTracker {
     private DeviceAttribution current = DeviceAttribution.none();
     private Instant currentSince;
     private boolean failing;
-    private Duration backoff = Duration.ZERO;
+    private final Backoff rateLimited = new Backoff(RATE_LIMIT_BACKOFF);
     private Instant nextAttempt = Instant.MIN;
 
     public PodAttributionTracker(PodResourcesSource source, Set<String> extraResourceNames, GpuIdType idType,
@@ -60,7 +61,7 @@ public final class PodAttributionTracker {
             List<ContainerDevices> devices = source.list();
             current = DeviceAttribution.from(devices, extraResourceNames, idType, virtualGpus, migs);
             currentSince = now;
-            backoff = Duration.ZERO;
+            rateLimited.reset();
             nextAttempt = Instant.MIN;
             if (failing) {
                 LOG.infof("the kubelet's pod resources answer again; pod labels are current");
@@ -75,8 +76,7 @@ public final class PodAttributionTracker {
                 case PodResourcesException.Failed f -> Outcome.FAILED;
             };
             if (outcome == Outcome.RATE_LIMITED) {
-                backoff = backoff.isZero() ? FIRST_BACKOFF : min(backoff.multipliedBy(2), MAX_BACKOFF);
-                nextAttempt = now.plus(backoff);
+                nextAttempt = now.plus(rateLimited.next());
             }
             if (!failing) {
                 failing = true;
@@ -87,19 +87,5 @@ public final class PodAttributionTracker {
             outcomes.accept(outcome);
         }
         return current;
-    }
-
-    /** The attribution the last refresh returned. */
-    public DeviceAttribution current() {
-        return current;
-    }
-
-    /** Whether the last attempt failed (the mapping may be stale). */
-    public boolean failing() {
-        return failing;
-    }
-
-    private static Duration min(Duration a, Duration b) {
-        return a.compareTo(b) <= 0 ? a : b;
     }
 }

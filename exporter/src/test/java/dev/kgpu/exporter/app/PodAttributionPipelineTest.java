@@ -6,7 +6,7 @@ import dev.kgpu.exporter.config.GpuIdType;
 import dev.kgpu.exporter.counters.CountersFile;
 import dev.kgpu.exporter.exposition.ExpositionFormat;
 import dev.kgpu.exporter.exposition.ExpositionRenderer;
-import dev.kgpu.exporter.nvml.NvmlNodeReader;
+import dev.kgpu.exporter.nvml.NodeSampleReader;
 import dev.kgpu.exporter.podresources.PodResourcesClient;
 import dev.kgpu.exporter.podresources.testing.FakePodResourcesServer;
 import dev.kgpu.exporter.pods.PodAttributionTracker;
@@ -51,14 +51,14 @@ class PodAttributionPipelineTest {
     }
 
     /** One exporter pipeline (as the Exporter bean wires it) against {@code socket}. */
-    private record Pipeline(Nvml nvml, NvmlNodeReader reader, PodResourcesClient client, CollectionCycle cycle,
+    private record Pipeline(Nvml nvml, NodeSampleReader reader, PodResourcesClient client, CollectionCycle cycle,
                             List<PodAttributionTracker.Outcome> outcomes) implements AutoCloseable {
 
         static Pipeline open(Path socket, boolean virtualGpus) {
             Nvml nvml = Nvml.open();
             MetricsCollection collection = MetricsCollection.forCounters(CountersFile.readBuiltIn("default-counters.csv"),
                     new XidHistory(Duration.ofMinutes(10)), Duration.ofMinutes(5), Duration.ofMinutes(5), Clock.systemUTC());
-            NvmlNodeReader reader = new NvmlNodeReader(nvml, collection.readings(), e -> {
+            NodeSampleReader reader = new NodeSampleReader(nvml, collection.readings(), e -> {
             }, Clock.systemUTC());
             PodResourcesClient client = new PodResourcesClient(socket, Duration.ofSeconds(5));
             List<PodAttributionTracker.Outcome> outcomes = new ArrayList<>();

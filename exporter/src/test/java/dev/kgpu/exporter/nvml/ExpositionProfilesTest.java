@@ -78,7 +78,7 @@ class ExpositionProfilesTest {
             MetricsCollection collection = MetricsCollection.forCounters(counters, new XidHistory(Duration.ofMinutes(10)),
                     Duration.ofMinutes(5), Duration.ofMinutes(5), Clock.systemUTC());
             List<Throwable> errors = new ArrayList<>();
-            try (NvmlNodeReader reader = new NvmlNodeReader(nvml, collection.readings(), errors::add, Clock.systemUTC())) {
+            try (NodeSampleReader reader = new NodeSampleReader(nvml, collection.readings(), errors::add, Clock.systemUTC())) {
                 collection.collect(reader.read()); // primes GPM samplers and the NVLink rate
                 NodeSample sample = reader.read();
                 String text = new String(new ExpositionRenderer(Optional.of(new HostnameLabel("Hostname", "node-a")), false)

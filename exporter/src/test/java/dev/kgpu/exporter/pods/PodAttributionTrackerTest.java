@@ -61,10 +61,8 @@ class PodAttributionTrackerTest {
 
         assertThat(tracker.refresh(NO_MIGS).holdersOf(GPU0)).extracting(PodRef::pod).containsExactly("first");
         assertThat(tracker.refresh(NO_MIGS).holdersOf(GPU0)).extracting(PodRef::pod).containsExactly("first");
-        assertThat(tracker.failing()).isTrue();
         assertThat(tracker.refresh(NO_MIGS).holdersOf(GPU0)).extracting(PodRef::pod).containsExactly("first");
         assertThat(tracker.refresh(NO_MIGS).holdersOf(GPU0)).extracting(PodRef::pod).containsExactly("second");
-        assertThat(tracker.failing()).isFalse();
         assertThat(outcomes).containsExactly(PodAttributionTracker.Outcome.OK,
                 PodAttributionTracker.Outcome.SOCKET_MISSING, PodAttributionTracker.Outcome.UNAVAILABLE,
                 PodAttributionTracker.Outcome.OK);

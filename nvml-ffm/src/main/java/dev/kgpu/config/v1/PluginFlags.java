@@ -42,14 +42,4 @@ public record PluginFlags(
     public boolean includes(DeviceListStrategy strategy) {
         return deviceListStrategy.contains(strategy);
     }
-
-    /** Whether any strategy needs CDI ({@code cdi-annotations} or {@code cdi-cri}). */
-    public boolean anyCdiEnabled() {
-        return includes(DeviceListStrategy.CDI_ANNOTATIONS) || includes(DeviceListStrategy.CDI_CRI);
-    }
-
-    /** Whether every strategy is a CDI one, so no environment variable or mount is needed. */
-    public boolean allCdiEnabled() {
-        return !includes(DeviceListStrategy.ENVVAR) && !includes(DeviceListStrategy.VOLUME_MOUNTS);
-    }
 }

@@ -19,16 +19,6 @@ public record Resources(List<Resource> gpus, List<Resource> mig) {
         mig = List.copyOf(mig);
     }
 
-    /** The first entry of {@code gpus} whose pattern matches {@code productName}. */
-    public Optional<Resource> gpuResourceFor(String productName) {
-        return gpus.stream().filter(r -> r.pattern().matches(productName)).findFirst();
-    }
-
-    /** The first entry of {@code mig} whose pattern matches {@code profile}. */
-    public Optional<Resource> migResourceFor(String profile) {
-        return mig.stream().filter(r -> r.pattern().matches(profile)).findFirst();
-    }
-
     /** NVIDIA's default name for a MIG profile under {@code mixed}: {@code 1g.5gb+me} → {@code nvidia.com/mig-1g.5gb.me}. */
     public static ResourceName defaultMigResourceName(String profile) {
         return ResourceName.of("mig-" + profile.replace('+', '.'));

@@ -150,10 +150,10 @@ class ConfigFileTest {
                                     AllocationPolicy.PACKED),
                             new GfdFlags(true, true, new SleepInterval.Every(Duration.ofSeconds(90)), "/tmp/gfd-features",
                                     "/tmp/product_name")));
-                    assertThat(c.resources().gpuResourceFor("A100-SXM4-40GB").orElseThrow().name()).isEqualTo(name("a100"));
-                    assertThat(c.resources().gpuResourceFor("H100 80GB HBM3").orElseThrow().name()).isEqualTo(name("gpu"));
-                    assertThat(c.resources().migResourceFor("1g.5gb").orElseThrow().name()).isEqualTo(name("mig-small"));
-                    assertThat(c.resources().migResourceFor("1g.5gb+me")).isEmpty();
+                    assertThat(firstMatch(c.resources().gpus(), "A100-SXM4-40GB").orElseThrow().name()).isEqualTo(name("a100"));
+                    assertThat(firstMatch(c.resources().gpus(), "H100 80GB HBM3").orElseThrow().name()).isEqualTo(name("gpu"));
+                    assertThat(firstMatch(c.resources().mig(), "1g.5gb").orElseThrow().name()).isEqualTo(name("mig-small"));
+                    assertThat(firstMatch(c.resources().mig(), "1g.5gb+me")).isEmpty();
                     assertThat(c.imex()).isEqualTo(new Imex(List.of(0), true));
                 }));
     }
@@ -577,14 +577,19 @@ class ConfigFileTest {
     }
 
     @Test
-    void deviceListStrategyHelpersTellCdiFromTheRest() {
+    void deviceListStrategiesAreASet() {
         PluginFlags envvar = Config.defaults().flags().plugin();
-        assertThat(envvar.anyCdiEnabled()).isFalse();
-        assertThat(envvar.allCdiEnabled()).isFalse();
+        assertThat(envvar.includes(DeviceListStrategy.ENVVAR)).isTrue();
+        assertThat(envvar.includes(DeviceListStrategy.CDI_CRI)).isFalse();
         PluginFlags cdi = parse("flags:\n  plugin:\n    deviceListStrategy: [cdi-cri, cdi-annotations]\n").flags().plugin();
-        assertThat(cdi.anyCdiEnabled()).isTrue();
-        assertThat(cdi.allCdiEnabled()).isTrue();
         assertThat(cdi.includes(DeviceListStrategy.CDI_CRI)).isTrue();
+        assertThat(cdi.includes(DeviceListStrategy.CDI_ANNOTATIONS)).isTrue();
+        assertThat(cdi.includes(DeviceListStrategy.ENVVAR)).isFalse();
+    }
+
+    /** The first resource whose pattern matches {@code name}, as the device plugin picks one. */
+    private static Optional<Resource> firstMatch(List<Resource> resources, String name) {
+        return resources.stream().filter(r -> r.pattern().matches(name)).findFirst();
     }
 
     @Test

@@ -3,7 +3,7 @@ package dev.kgpu.validator.adapters;
 import dev.kgpu.cdi.CdiRegistry;
 import dev.kgpu.validator.core.CdiSpecs;
 import dev.kgpu.validator.core.Layer;
-import dev.kgpu.validator.core.ValidationFailure;
+import dev.kgpu.validator.core.ComponentFailure;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,7 +33,7 @@ public final class CdiSpecDirectory implements CdiSpecs {
     @Override
     public Loaded load() {
         if (!Files.isDirectory(directory)) {
-            throw new ValidationFailure(Layer.RUNTIME, "CDI spec directory " + directory
+            throw new ComponentFailure(Layer.RUNTIME, "CDI spec directory " + directory
                     + " does not exist (KGPU_CDI_SPEC_DIR); generate specs with nvidia-ctk cdi generate, or turn on the"
                     + " device plugin's CDI strategy");
         }

@@ -9,7 +9,7 @@ import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.validator.core.DriverSnapshot;
 import dev.kgpu.validator.core.GpuDriver;
 import dev.kgpu.validator.core.Layer;
-import dev.kgpu.validator.core.ValidationFailure;
+import dev.kgpu.validator.core.ComponentFailure;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -41,12 +41,12 @@ public final class NvmlGpuDriver implements GpuDriver {
             }
             return new DriverSnapshot(driverVersion, cudaVersion, nvml.libraryPath().toString(), gpus);
         } catch (NvmlException.LibraryNotFound e) {
-            throw new ValidationFailure(Layer.DRIVER, e.getMessage(), e);
+            throw new ComponentFailure(Layer.DRIVER, e.getMessage(), e);
         } catch (NvmlException.DriverNotLoaded e) {
-            throw new ValidationFailure(Layer.DRIVER, "the NVIDIA kernel driver is not loaded or does not match"
+            throw new ComponentFailure(Layer.DRIVER, "the NVIDIA kernel driver is not loaded or does not match"
                     + " the library: " + e.getMessage(), e);
         } catch (NvmlException e) {
-            throw new ValidationFailure(Layer.DRIVER, "NVML failed: " + e.getMessage(), e);
+            throw new ComponentFailure(Layer.DRIVER, "NVML failed: " + e.getMessage(), e);
         }
     }
 
@@ -66,7 +66,7 @@ public final class NvmlGpuDriver implements GpuDriver {
         try {
             return call.get();
         } catch (NvmlException e) {
-            throw new ValidationFailure(Layer.DRIVER, "GPU " + index + " did not answer " + what + ": "
+            throw new ComponentFailure(Layer.DRIVER, "GPU " + index + " did not answer " + what + ": "
                     + e.getMessage(), e);
         }
     }

@@ -159,7 +159,7 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
         Objects.requireNonNull(samplePod, "samplePod");
         Objects.requireNonNull(validatorImage, "validatorImage");
         List<ValidationFailure> failures = new ArrayList<>();
-        boolean needsCluster = components.contains(Component.PLUGIN) || components.contains(Component.CUDA);
+        boolean needsCluster = needsCluster(components);
         if (needsCluster && nodeName.isEmpty()) {
             failures.add(new ValidationFailure("NODE_NAME", "", "must name this node for the plugin and cuda components"
                     + " (set it from the pod's spec.nodeName)"));
@@ -262,8 +262,8 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
         return out;
     }
 
-    /** Whether any component talks to the Kubernetes API. */
-    public boolean needsCluster() {
+    /** Whether any of {@code components} talks to the Kubernetes API. */
+    private static boolean needsCluster(List<Component> components) {
         return components.contains(Component.PLUGIN) || components.contains(Component.CUDA);
     }
 }

@@ -15,7 +15,7 @@ public interface CdiSpecs {
     /**
      * Loads the directory's specs.
      *
-     * @throws ValidationFailure with {@link Layer#RUNTIME} when the directory does not exist or cannot be listed
+     * @throws ComponentFailure with {@link Layer#RUNTIME} when the directory does not exist or cannot be listed
      */
     Loaded load();
 

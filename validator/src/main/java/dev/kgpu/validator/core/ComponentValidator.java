@@ -2,7 +2,7 @@ package dev.kgpu.validator.core;
 
 /**
  * Validates one component. Implementations return the {@link Evidence} of what they saw when the component
- * works and throw {@link ValidationFailure} naming the failing layer when it does not.
+ * works and throw {@link ComponentFailure} naming the failing layer when it does not.
  */
 public interface ComponentValidator {
 

@@ -25,7 +25,7 @@ public final class DriverValidator implements ComponentValidator {
     public Evidence validate() {
         DriverSnapshot snapshot = driver.probe();
         if (snapshot.gpus().isEmpty()) {
-            throw new ValidationFailure(Layer.DRIVER, "NVML (" + snapshot.library() + ", driver "
+            throw new ComponentFailure(Layer.DRIVER, "NVML (" + snapshot.library() + ", driver "
                     + snapshot.driverVersion() + ") sees no GPU; check that the GPUs are bound to the nvidia"
                     + " kernel module (lspci -k)");
         }

@@ -9,7 +9,7 @@ public interface GpuDriver {
     /**
      * Reads the driver and every GPU.
      *
-     * @throws ValidationFailure with {@link Layer#DRIVER} when the library is missing, the driver is not
+     * @throws ComponentFailure with {@link Layer#DRIVER} when the library is missing, the driver is not
      *                           loaded or any GPU does not answer
      */
     DriverSnapshot probe();

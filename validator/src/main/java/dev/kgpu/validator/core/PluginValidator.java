@@ -87,15 +87,15 @@ public final class PluginValidator implements ComponentValidator {
                     throw SamplePodRunner.apiFailure("read node " + nodeName + " (for " + waited + " s)", lastError);
                 }
                 if (last.isEmpty()) {
-                    throw new ValidationFailure(Layer.API, "node " + nodeName + " does not exist (waited "
+                    throw new ComponentFailure(Layer.API, "node " + nodeName + " does not exist (waited "
                             + waited + " s); is NODE_NAME set from spec.nodeName?");
                 }
                 if (last.get().gpuCapacity().isEmpty()) {
-                    throw new ValidationFailure(Layer.DEVICE_PLUGIN, "node " + nodeName + " reports no "
+                    throw new ComponentFailure(Layer.DEVICE_PLUGIN, "node " + nodeName + " reports no "
                             + NodeResources.GPU + " or " + NodeResources.MIG_PREFIX + "* capacity after " + waited
                             + " s; is the device plugin running and registered with the kubelet?");
                 }
-                throw new ValidationFailure(Layer.DEVICE_PLUGIN, "node " + nodeName + " has capacity "
+                throw new ComponentFailure(Layer.DEVICE_PLUGIN, "node " + nodeName + " has capacity "
                         + last.get().gpuCapacity() + " but nothing allocatable after " + waited
                         + " s; the device plugin reports every GPU unhealthy");
             }

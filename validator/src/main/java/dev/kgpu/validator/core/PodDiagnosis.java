@@ -10,10 +10,10 @@ final class PodDiagnosis {
     }
 
     /** The pod reached phase Failed. */
-    static ValidationFailure failed(PodState pod, String lastLogLine) {
+    static ComponentFailure failed(PodState pod, String lastLogLine) {
         String podReason = pod.reason().orElse("");
         if (podReason.startsWith("OutOf") || podReason.equals("UnexpectedAdmissionError")) {
-            return new ValidationFailure(Layer.DEVICE_PLUGIN, "the kubelet on " + pod.nodeName().orElse("the node")
+            return new ComponentFailure(Layer.DEVICE_PLUGIN, "the kubelet on " + pod.nodeName().orElse("the node")
                     + " rejected pod " + pod.name() + ": " + podReason + ": " + pod.message().orElse(""));
         }
         StringBuilder reason = new StringBuilder("pod " + pod.name() + " failed");
@@ -32,11 +32,11 @@ final class PodDiagnosis {
         if (!lastLogLine.isEmpty()) {
             reason.append("; last log line: '").append(lastLogLine).append('\'');
         }
-        return new ValidationFailure(Layer.RUNTIME, reason.toString());
+        return new ComponentFailure(Layer.RUNTIME, reason.toString());
     }
 
     /** The wait ran out before the pod finished. */
-    static ValidationFailure stuck(PodState pod, long waitedSeconds, List<String> warningEvents) {
+    static ComponentFailure stuck(PodState pod, long waitedSeconds, List<String> warningEvents) {
         String events = warningEvents.isEmpty() ? ""
                 : "; events: " + String.join("; ", warningEvents.subList(Math.max(0, warningEvents.size() - 3),
                 warningEvents.size()));
@@ -47,7 +47,7 @@ final class PodDiagnosis {
                     .map(PodState.Condition::message)
                     .orElse(warningEvents.isEmpty() ? "it was never scheduled (is the scheduler running?)"
                             : "it was never scheduled");
-            return new ValidationFailure(Layer.SCHEDULING,
+            return new ComponentFailure(Layer.SCHEDULING,
                     "pod " + name + " stayed Pending for " + waitedSeconds + " s: " + why + events);
         }
         String node = pod.nodeName().get();
@@ -57,13 +57,13 @@ final class PodDiagnosis {
                         + (c.message().isEmpty() ? "" : ": " + c.message()))
                 .toList();
         return switch (pod.phase()) {
-            case "Pending" -> new ValidationFailure(Layer.RUNTIME, "pod " + name + " stayed Pending on " + node
+            case "Pending" -> new ComponentFailure(Layer.RUNTIME, "pod " + name + " stayed Pending on " + node
                     + " for " + waitedSeconds + " s"
                     + (waiting.isEmpty() ? " (containers never started)" : ": " + String.join("; ", waiting))
                     + events);
-            case "Running" -> new ValidationFailure(Layer.RUNTIME, "pod " + name + " was still Running on " + node
+            case "Running" -> new ComponentFailure(Layer.RUNTIME, "pod " + name + " was still Running on " + node
                     + " after " + waitedSeconds + " s; the CUDA sample did not finish (GPU hung?)" + events);
-            default -> new ValidationFailure(Layer.RUNTIME, "pod " + name + " on " + node + " was "
+            default -> new ComponentFailure(Layer.RUNTIME, "pod " + name + " on " + node + " was "
                     + pod.phase() + " after " + waitedSeconds + " s"
                     + pod.message().map(m -> ": " + m).orElse("") + events);
         };

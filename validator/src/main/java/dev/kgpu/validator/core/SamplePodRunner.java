@@ -46,7 +46,7 @@ public final class SamplePodRunner {
     /**
      * Runs the pod; returns a one-line summary on {@code Test PASSED}.
      *
-     * @throws ValidationFailure naming the layer that failed
+     * @throws ComponentFailure naming the layer that failed
      */
     public String run(PodRequest request) throws InterruptedException {
         Instant deadline = clock.instant().plus(timeout());
@@ -99,7 +99,7 @@ public final class SamplePodRunner {
                 last = cluster.pod(request.namespace(), name);
                 lastError = null;
                 if (last.isEmpty()) {
-                    throw new ValidationFailure(Layer.API, "pod " + name + " disappeared from namespace "
+                    throw new ComponentFailure(Layer.API, "pod " + name + " disappeared from namespace "
                             + request.namespace() + " before it finished (deleted by someone else?)");
                 }
                 PodState state = last.get();
@@ -131,7 +131,7 @@ public final class SamplePodRunner {
         String log = withRetries(deadline, "read the log of pod " + request.namespace() + "/" + state.name(),
                 () -> cluster.log(request.namespace(), state.name(), request.container()));
         if (!log.contains(PASS_MARKER)) {
-            throw new ValidationFailure(Layer.RUNTIME, "pod " + state.name() + " succeeded but its log has no '"
+            throw new ComponentFailure(Layer.RUNTIME, "pod " + state.name() + " succeeded but its log has no '"
                     + PASS_MARKER + "' (last line: '" + PodDiagnosis.lastLine(log) + "')");
         }
         return "pod " + state.name() + " ran the CUDA sample on " + state.nodeName().orElse(request.nodeName())
@@ -185,7 +185,7 @@ public final class SamplePodRunner {
                 sleeper.sleep(interval);
             }
         }
-        ValidationFailure leak = apiFailure("delete sample pod " + ns + "/" + name + " (delete it by hand)", lastError);
+        ComponentFailure leak = apiFailure("delete sample pod " + ns + "/" + name + " (delete it by hand)", lastError);
         if (primary != null) {
             primary.addSuppressed(leak);
             LOG.log(System.Logger.Level.ERROR, leak.getMessage());
@@ -194,8 +194,8 @@ public final class SamplePodRunner {
         throw leak;
     }
 
-    static ValidationFailure apiFailure(String what, ClusterException e) {
+    static ComponentFailure apiFailure(String what, ClusterException e) {
         String status = e.code() == 0 ? "no answer" : "HTTP " + e.code();
-        return new ValidationFailure(Layer.API, "could not " + what + ": " + status + ": " + e.getMessage(), e);
+        return new ComponentFailure(Layer.API, "could not " + what + ": " + status + ": " + e.getMessage(), e);
     }
 }

@@ -66,13 +66,13 @@ public final class ToolkitValidator implements ComponentValidator {
             }
         }
         if (!missing.isEmpty()) {
-            throw new ValidationFailure(Layer.RUNTIME, "device node" + (missing.size() == 1 ? " " : "s ")
+            throw new ComponentFailure(Layer.RUNTIME, "device node" + (missing.size() == 1 ? " " : "s ")
                     + String.join(", ", missing) + " missing under " + deviceNodes.root()
                     + "; the container runtime did not inject the GPUs (is the NVIDIA Container Toolkit"
                     + " configured for this runtime, or CDI enabled?)");
         }
         if (!wrongKind.isEmpty()) {
-            throw new ValidationFailure(Layer.RUNTIME, String.join(", ", wrongKind) + " under "
+            throw new ComponentFailure(Layer.RUNTIME, String.join(", ", wrongKind) + " under "
                     + deviceNodes.root() + ", not a character device (regular files pass only on a simulated"
                     + " node, with KGPU_SIMULATED_DEVICE_NODES=true)");
         }
@@ -96,7 +96,7 @@ public final class ToolkitValidator implements ComponentValidator {
         if (present.isEmpty()) {
             String problems = loaded.errors().isEmpty() ? "" : " (specs that did not load: "
                     + String.join("; ", loaded.errors().values()) + ")";
-            throw new ValidationFailure(Layer.RUNTIME, "no CDI spec in " + specs.directory() + " has kind "
+            throw new ComponentFailure(Layer.RUNTIME, "no CDI spec in " + specs.directory() + " has kind "
                     + GPU_CDI_KIND + " or " + PLUGIN_CDI_KIND + problems + " (generate one with: nvidia-ctk cdi generate"
                     + " --output=" + specs.directory() + "/nvidia.yaml, or turn on the device plugin's CDI strategy)");
         }
@@ -109,7 +109,7 @@ public final class ToolkitValidator implements ComponentValidator {
                     .map(Device::describe).toList();
             String sources = String.join(", ", loaded.kinds().get(kind));
             if (!unresolved.isEmpty()) {
-                throw new ValidationFailure(Layer.RUNTIME, "the CDI specs " + sources + " resolve no " + kind
+                throw new ComponentFailure(Layer.RUNTIME, "the CDI specs " + sources + " resolve no " + kind
                         + " device for " + String.join(", ", unresolved) + (kind.equals(PLUGIN_CDI_KIND)
                         ? "; the device plugin rewrites its spec when its devices change: is it running with a CDI strategy?"
                         : "; regenerate them with nvidia-ctk cdi generate after a driver or GPU change"));

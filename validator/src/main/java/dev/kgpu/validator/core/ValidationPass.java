@@ -113,7 +113,7 @@ public final class ValidationPass {
         try {
             Evidence evidence = validator.validate();
             return new Outcome(Verdict.passed(component, evidence.summary()), evidence.statusLines());
-        } catch (ValidationFailure e) {
+        } catch (ComponentFailure e) {
             return new Outcome(Verdict.failed(component, e.layer(), e.reason()), List.of());
         } catch (RuntimeException e) {
             // A bug, not a verdict: keep the daemon alive, but say so loudly.

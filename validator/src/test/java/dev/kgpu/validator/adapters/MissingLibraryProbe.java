@@ -1,7 +1,7 @@
 package dev.kgpu.validator.adapters;
 
 import dev.kgpu.nvml.NvmlOptions;
-import dev.kgpu.validator.core.ValidationFailure;
+import dev.kgpu.validator.core.ComponentFailure;
 
 import java.nio.file.Path;
 import java.util.Optional;
@@ -19,7 +19,7 @@ public final class MissingLibraryProbe {
         try {
             new NvmlGpuDriver(new NvmlOptions(Optional.empty(), Path.of(args[0]))).probe();
             System.out.println("PASSED");
-        } catch (ValidationFailure e) {
+        } catch (ComponentFailure e) {
             System.out.println(e.layer() + ": " + e.reason());
         }
     }

@@ -11,7 +11,7 @@ import dev.kgpu.validator.core.DriverValidator;
 import dev.kgpu.validator.core.Evidence;
 import dev.kgpu.validator.core.Layer;
 import dev.kgpu.validator.core.ToolkitValidator;
-import dev.kgpu.validator.core.ValidationFailure;
+import dev.kgpu.validator.core.ComponentFailure;
 import dev.kgpu.validator.core.ValidationPass;
 import dev.kgpu.validator.core.Verdict;
 import org.junit.jupiter.api.AfterEach;
@@ -118,7 +118,7 @@ class NvmlDriverAndToolkitTest {
 
         String lastGpuNode = nodes.getLast();
         Files.delete(devRoot.resolve("dev").resolve(lastGpuNode));
-        assertThatThrownBy(toolkit::validate).isInstanceOfSatisfying(ValidationFailure.class, e -> {
+        assertThatThrownBy(toolkit::validate).isInstanceOfSatisfying(ComponentFailure.class, e -> {
             assertThat(e.layer()).isEqualTo(Layer.RUNTIME);
             assertThat(e.reason()).startsWith("device node dev/" + lastGpuNode + " missing under " + devRoot);
         });
@@ -130,7 +130,7 @@ class NvmlDriverAndToolkitTest {
         NvmlGpuDriver missing = new NvmlGpuDriver(NvmlOptions.ofLibrary(absent));
 
         assertThatThrownBy(() -> new DriverValidator(missing, ROOTS).validate())
-                .isInstanceOfSatisfying(ValidationFailure.class, e -> {
+                .isInstanceOfSatisfying(ComponentFailure.class, e -> {
                     assertThat(e.layer()).isEqualTo(Layer.DRIVER);
                     assertThat(e.reason()).startsWith("could not load libnvidia-ml.so.1; tried " + absent)
                             .contains("KGPU_NVML_LIBRARY");
@@ -142,7 +142,7 @@ class NvmlDriverAndToolkitTest {
         MOCK.failNext("nvmlInit_v2", NvmlReturnCode.ERROR_DRIVER_NOT_LOADED, 1);
 
         assertThatThrownBy(() -> new DriverValidator(driver, ROOTS).validate())
-                .isInstanceOfSatisfying(ValidationFailure.class, e -> {
+                .isInstanceOfSatisfying(ComponentFailure.class, e -> {
                     assertThat(e.layer()).isEqualTo(Layer.DRIVER);
                     assertThat(e.reason()).startsWith("the NVIDIA kernel driver is not loaded or does not match the"
                             + " library: nvmlInit_v2: ").contains("NVML_ERROR_DRIVER_NOT_LOADED");
@@ -156,7 +156,7 @@ class NvmlDriverAndToolkitTest {
         MOCK.failNext("nvmlDeviceGetMemoryInfo", NvmlReturnCode.ERROR_GPU_IS_LOST, -1);
 
         assertThatThrownBy(() -> new DriverValidator(driver, ROOTS).validate())
-                .isInstanceOfSatisfying(ValidationFailure.class, e -> {
+                .isInstanceOfSatisfying(ComponentFailure.class, e -> {
                     assertThat(e.layer()).isEqualTo(Layer.DRIVER);
                     assertThat(e.reason()).startsWith("GPU 0 did not answer its memory: nvmlDeviceGetMemoryInfo")
                             .contains("NVML_ERROR_GPU_IS_LOST");

@@ -3,7 +3,7 @@ package dev.kgpu.validator.adapters;
 import dev.kgpu.validator.core.DriverSnapshot;
 import dev.kgpu.validator.core.Layer;
 import dev.kgpu.validator.core.ToolkitValidator;
-import dev.kgpu.validator.core.ValidationFailure;
+import dev.kgpu.validator.core.ComponentFailure;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,7 +52,7 @@ class ToolkitFilesTest {
         assertThat(validator(true, Optional.empty()).validate().summary())
                 .isEqualTo("4 device nodes under " + root);
         assertThatThrownBy(() -> validator(false, Optional.empty()).validate())
-                .isInstanceOfSatisfying(ValidationFailure.class, e -> {
+                .isInstanceOfSatisfying(ComponentFailure.class, e -> {
                     assertThat(e.layer()).isEqualTo(Layer.RUNTIME);
                     assertThat(e.reason()).startsWith("dev/nvidiactl is a regular file, dev/nvidia-uvm is a regular file")
                             .contains("not a character device");
@@ -70,7 +70,7 @@ class ToolkitFilesTest {
         devices("nvidiactl", "nvidia0");
 
         assertThatThrownBy(() -> validator(true, Optional.empty()).validate())
-                .isInstanceOfSatisfying(ValidationFailure.class, e -> assertThat(e.reason())
+                .isInstanceOfSatisfying(ComponentFailure.class, e -> assertThat(e.reason())
                         .startsWith("device nodes dev/nvidia-uvm, dev/nvidia3 missing under " + root));
     }
 
@@ -89,7 +89,7 @@ class ToolkitFilesTest {
                 """);
 
         assertThatThrownBy(() -> validator(true, Optional.of(cdi)).validate())
-                .isInstanceOfSatisfying(ValidationFailure.class, e -> assertThat(e.reason())
+                .isInstanceOfSatisfying(ComponentFailure.class, e -> assertThat(e.reason())
                         .isEqualTo("the CDI specs " + cdi.resolve("nvidia.yaml") + " resolve no nvidia.com/gpu device for"
                                 + " GPU 1 (GPU-bbbb); regenerate them with nvidia-ctk cdi generate after a driver or GPU change"));
 
@@ -136,7 +136,7 @@ class ToolkitFilesTest {
                 .endsWith("; CDI " + cdi.resolve("k8s.device-plugin.nvidia.com-gpu.json")
                         + " resolves all 2 devices the plugin hands out");
         assertThatThrownBy(() -> validator(true, Optional.of(cdi), mig, MigStrategy.MIXED).validate())
-                .isInstanceOfSatisfying(ValidationFailure.class, e -> assertThat(e.reason()).isEqualTo("the CDI specs "
+                .isInstanceOfSatisfying(ComponentFailure.class, e -> assertThat(e.reason()).isEqualTo("the CDI specs "
                         + cdi.resolve("k8s.device-plugin.nvidia.com-gpu.json") + " resolve no k8s.device-plugin.nvidia.com/gpu"
                         + " device for MIG device 1:0 (MIG-1111), MIG device 1:1 (MIG-2222); the device plugin rewrites its"
                         + " spec when its devices change: is it running with a CDI strategy?"));

@@ -62,7 +62,7 @@ class PodDiagnosisTest {
     @ParameterizedTest
     @MethodSource("cases")
     void diagnosis(Case c) {
-        ValidationFailure failure = c.failed() ? PodDiagnosis.failed(c.pod(), "boom") : PodDiagnosis.stuck(c.pod(), 300, c.events());
+        ComponentFailure failure = c.failed() ? PodDiagnosis.failed(c.pod(), "boom") : PodDiagnosis.stuck(c.pod(), 300, c.events());
 
         assertThat(failure.layer()).isEqualTo(c.layer());
         assertThat(failure.reason()).isEqualTo(c.reason());

@@ -45,10 +45,10 @@ class ValidationPassTest {
     /** A validator that plays back scripted results: null passes, a failure is thrown. */
     static final class Scripted implements ComponentValidator {
         final Component component;
-        final Deque<ValidationFailure> script;
+        final Deque<ComponentFailure> script;
         int calls;
 
-        Scripted(Component component, ValidationFailure... failuresThenPass) {
+        Scripted(Component component, ComponentFailure... failuresThenPass) {
             this.component = component;
             this.script = new ArrayDeque<>(List.of(failuresThenPass));
         }
@@ -61,7 +61,7 @@ class ValidationPassTest {
         @Override
         public Evidence validate() {
             calls++;
-            ValidationFailure next = script.poll();
+            ComponentFailure next = script.poll();
             if (next != null) {
                 throw next;
             }
@@ -92,7 +92,7 @@ class ValidationPassTest {
         Scripted cuda = new Scripted(Component.CUDA);
         ValidationPass pass = new ValidationPass(List.of(
                 new Scripted(Component.DRIVER),
-                new Scripted(Component.PLUGIN, new ValidationFailure(Layer.DEVICE_PLUGIN, "no nvidia.com/gpu")),
+                new Scripted(Component.PLUGIN, new ComponentFailure(Layer.DEVICE_PLUGIN, "no nvidia.com/gpu")),
                 cuda), files, false, Duration.ofSeconds(5), slept::add);
 
         List<Verdict> verdicts = pass.run(ValidationPass.FilePolicy.REMOVE_FIRST);
@@ -108,8 +108,8 @@ class ValidationPassTest {
     @Test
     void withWaitRetriesDriverEverySleepIntervalUntilItPasses() throws Exception {
         Scripted driver = new Scripted(Component.DRIVER,
-                new ValidationFailure(Layer.DRIVER, "driver not loaded"),
-                new ValidationFailure(Layer.DRIVER, "driver not loaded"));
+                new ComponentFailure(Layer.DRIVER, "driver not loaded"),
+                new ComponentFailure(Layer.DRIVER, "driver not loaded"));
         ValidationPass pass = new ValidationPass(List.of(driver), files, true, Duration.ofSeconds(5), slept::add);
 
         List<Verdict> verdicts = pass.run(ValidationPass.FilePolicy.REMOVE_FIRST);
@@ -121,7 +121,7 @@ class ValidationPassTest {
 
     @Test
     void withWaitDoesNotRetryPodComponents() throws Exception {
-        Scripted cuda = new Scripted(Component.CUDA, new ValidationFailure(Layer.RUNTIME, "pod failed"));
+        Scripted cuda = new Scripted(Component.CUDA, new ComponentFailure(Layer.RUNTIME, "pod failed"));
         ValidationPass pass = new ValidationPass(List.of(cuda), files, true, Duration.ofSeconds(5), slept::add);
 
         assertThat(pass.run(ValidationPass.FilePolicy.REMOVE_FIRST).getFirst().line())

@@ -7,7 +7,7 @@ import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.validator.core.PluginValidator;
 import dev.kgpu.validator.core.SamplePod;
 import dev.kgpu.validator.core.SamplePodRunner;
-import dev.kgpu.validator.core.ValidationFailure;
+import dev.kgpu.validator.core.ComponentFailure;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -113,7 +113,7 @@ class SamplePodValidationIT {
     }
 
     private static void assertFailure(Executable validation, Layer layer, String reasonPattern) {
-        assertThatThrownBy(validation::execute).isInstanceOfSatisfying(ValidationFailure.class, e -> {
+        assertThatThrownBy(validation::execute).isInstanceOfSatisfying(ComponentFailure.class, e -> {
             assertThat(e.layer()).isEqualTo(layer);
             assertThat(e.reason()).matches(reasonPattern);
         });

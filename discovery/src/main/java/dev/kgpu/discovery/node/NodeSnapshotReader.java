@@ -31,15 +31,15 @@ import java.util.Set;
  *
  * <p>Thread-safety: stateless apart from its collaborators; called from the supervisor thread.
  */
-public final class NvmlNodeReader {
+public final class NodeSnapshotReader {
 
-    private static final Logger LOG = Logger.getLogger(NvmlNodeReader.class);
+    private static final Logger LOG = Logger.getLogger(NodeSnapshotReader.class);
     static final Set<String> SKIPPED_MODELS = Set.of("DGX Display", "NVIDIA DGX Display");
     private static final String ZERO_UUID = "00000000-0000-0000-0000-000000000000";
 
     private final SysfsPci sysfs;
 
-    public NvmlNodeReader(SysfsPci sysfs) {
+    public NodeSnapshotReader(SysfsPci sysfs) {
         this.sysfs = sysfs;
     }
 
@@ -80,7 +80,7 @@ public final class NvmlNodeReader {
         }
         Optional<MigMode> mig = device.migMode();
         boolean migEnabled = mig.map(MigMode::currentEnabled).orElse(false);
-        List<MigInstance> migs = migEnabled ? device.migDevices().stream().map(NvmlNodeReader::migInstance).toList() : List.of();
+        List<MigInstance> migs = migEnabled ? device.migDevices().stream().map(NodeSnapshotReader::migInstance).toList() : List.of();
         Optional<Gpu.Fabric> fabric = device.fabricInfo()
                 .filter(info -> info.state() == GpuFabricInfo.COMPLETED && !ZERO_UUID.equals(info.clusterUuid()))
                 .map(info -> new Gpu.Fabric(info.clusterUuid(), info.cliqueId()));

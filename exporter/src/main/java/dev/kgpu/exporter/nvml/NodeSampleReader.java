@@ -44,9 +44,9 @@ import java.util.regex.Pattern;
  * <p>Owns one GPM sampler per GPU and per GPU instance with GPM, opened on first use.
  * Not thread-safe: the collection thread owns it.
  */
-public final class NvmlNodeReader implements AutoCloseable {
+public final class NodeSampleReader implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(NvmlNodeReader.class);
+    private static final Logger LOG = Logger.getLogger(NodeSampleReader.class);
     /** {@code 1c.2g.20gb} is compute-instance profile 1c of GPU-instance profile 2g.20gb. */
     private static final Pattern COMPUTE_PREFIX = Pattern.compile("^[0-9]+c\\.");
 
@@ -58,7 +58,7 @@ public final class NvmlNodeReader implements AutoCloseable {
     private final Map<String, GpmSampler> samplers = new HashMap<>();
     private final Set<String> noGpm = new HashSet<>();
 
-    public NvmlNodeReader(Nvml nvml, Set<Reading> readings, Consumer<NvmlException> errors, InstantSource clock) {
+    public NodeSampleReader(Nvml nvml, Set<Reading> readings, Consumer<NvmlException> errors, InstantSource clock) {
         this.nvml = nvml;
         this.readings = readings.isEmpty() ? EnumSet.noneOf(Reading.class) : EnumSet.copyOf(readings);
         this.errors = errors;
