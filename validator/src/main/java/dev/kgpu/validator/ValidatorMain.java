@@ -1,12 +1,12 @@
 package dev.kgpu.validator;
 
 import dev.kgpu.config.ConfigException;
+import dev.kgpu.config.v1.ConfigJson;
 import dev.kgpu.validator.config.Mode;
 import dev.kgpu.validator.config.ValidatorSettings;
 import dev.kgpu.validator.core.Sleeper;
 import dev.kgpu.validator.core.ValidationPass;
 import dev.kgpu.validator.core.Verdict;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
@@ -57,8 +57,7 @@ public class ValidatorMain implements QuarkusApplication {
         } catch (ConfigException e) {
             return e.report(ValidatorSettings.NAME);
         }
-        LOG.log(System.Logger.Level.INFO, "Running with config: {0}",
-                new ObjectMapper().writeValueAsString(settings.describe()));
+        LOG.log(System.Logger.Level.INFO, () -> "Running with config:\n" + ConfigJson.toJson(settings.describe()));
         var statusFiles = wiring.statusFiles(settings);
         if (settings.cleanupAll()) {
             try {

@@ -13,8 +13,8 @@ import dev.kgpu.nvml.MigMode;
 import dev.kgpu.nvml.MigProfile;
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.NvmlException;
-import org.jboss.logging.Logger;
 
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -33,7 +33,7 @@ import java.util.Set;
  */
 public final class NodeSnapshotReader {
 
-    private static final Logger LOG = Logger.getLogger(NodeSnapshotReader.class);
+    private static final System.Logger LOG = System.getLogger(NodeSnapshotReader.class.getName());
     static final Set<String> SKIPPED_MODELS = Set.of("DGX Display", "NVIDIA DGX Display");
     private static final String ZERO_UUID = "00000000-0000-0000-0000-000000000000";
 
@@ -65,7 +65,7 @@ public final class NodeSnapshotReader {
     private VgpuScan vgpu() {
         VgpuScan scan = sysfs.scanVgpu();
         if (scan instanceof VgpuScan.Unreadable(String reason)) {
-            LOG.debugf("no vGPU labels: %s", reason);
+            LOG.log(Level.DEBUG, () -> String.format("no vGPU labels: %s", reason));
         }
         return scan;
     }
@@ -75,7 +75,8 @@ public final class NodeSnapshotReader {
         try {
             memoryMiB = device.memory().totalMiB();
         } catch (NvmlException e) {
-            LOG.warnf("ignoring the memory of GPU %d: %s", device.index(), e.getMessage());
+            LOG.log(Level.WARNING, () -> String.format("ignoring the memory of GPU %d: %s",
+                    device.index(), e.getMessage()));
             memoryMiB = 0;
         }
         Optional<MigMode> mig = device.migMode();

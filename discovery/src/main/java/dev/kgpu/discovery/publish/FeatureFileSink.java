@@ -2,8 +2,8 @@ package dev.kgpu.discovery.publish;
 
 import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.discovery.labels.Labels;
-import org.jboss.logging.Logger;
 
+import java.lang.System.Logger.Level;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -24,7 +24,7 @@ import java.util.Objects;
  */
 public final class FeatureFileSink implements LabelSink {
 
-    private static final Logger LOG = Logger.getLogger(FeatureFileSink.class);
+    private static final System.Logger LOG = System.getLogger(FeatureFileSink.class.getName());
 
     private final Path file;
     private final boolean removeOnClose;
@@ -74,7 +74,7 @@ public final class FeatureFileSink implements LabelSink {
                 try {
                     Files.deleteIfExists(temporary);
                 } catch (IOException e) {
-                    LOG.warnf("could not remove temporary file %s: %s", temporary, e);
+                    LOG.log(Level.WARNING, "could not remove temporary file " + temporary + ": " + e);
                 }
             }
         }
@@ -112,7 +112,7 @@ public final class FeatureFileSink implements LabelSink {
         try {
             Files.deleteIfExists(file);
         } catch (IOException e) {
-            LOG.warnf("could not remove feature file %s: %s", file, e);
+            LOG.log(Level.WARNING, () -> String.format("could not remove feature file %s: %s", file, e));
         }
     }
 }

@@ -8,8 +8,8 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import org.jboss.logging.Logger;
 
+import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
@@ -21,7 +21,7 @@ import java.util.Optional;
  */
 public final class SinkFactory {
 
-    private static final Logger LOG = Logger.getLogger(SinkFactory.class);
+    private static final System.Logger LOG = System.getLogger(SinkFactory.class.getName());
 
     private final KubernetesClient client;
 
@@ -63,8 +63,9 @@ public final class SinkFactory {
             return kind;
         }
         boolean served = nodeFeatureServed();
-        LOG.infof("the API server %s NodeFeature (%s); publishing labels to the %s", served ? "serves" : "does not serve",
-                NodeFeatureSink.API_VERSION, served ? "NodeFeature object" : "Node object");
+        LOG.log(Level.INFO, () -> String.format("the API server %s NodeFeature (%s); publishing labels to the %s",
+                served ? "serves" : "does not serve", NodeFeatureSink.API_VERSION,
+                served ? "NodeFeature object" : "Node object"));
         return kind.settled(served);
     }
 
@@ -115,7 +116,8 @@ public final class SinkFactory {
                             .withController(true)
                             .build());
         } catch (KubernetesClientException e) {
-            LOG.warnf("the NodeFeature gets no owner: reading pod %s/%s failed: %s", namespace, podName.get(), e.getMessage());
+            LOG.log(Level.WARNING, () -> String.format("the NodeFeature gets no owner: reading pod %s/%s failed: %s",
+                    namespace, podName.get(), e.getMessage()));
             return Optional.empty();
         }
     }

@@ -10,8 +10,8 @@ import io.quarkus.runtime.ShutdownEvent;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
-import org.jboss.logging.Logger;
 
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.InstantSource;
 
@@ -22,7 +22,7 @@ import java.time.InstantSource;
 @Singleton
 public class Discovery {
 
-    private static final Logger LOG = Logger.getLogger(Discovery.class);
+    private static final System.Logger LOG = System.getLogger(Discovery.class.getName());
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(20);
 
     @Inject
@@ -41,13 +41,13 @@ public class Discovery {
      * through {@code loader} (the same path as at start) and relabels.
      */
     public void start(FeatureDiscoveryConfig config, ConfigLoader<FeatureDiscoveryConfig> loader) {
-        config.warnings().forEach(warning -> LOG.warn(warning));
-        LOG.infof("Running with config:%n%s", config.toJson());
+        config.warnings().forEach(warning -> LOG.log(Level.WARNING, () -> String.valueOf(warning)));
+        LOG.log(Level.INFO, () -> String.format("Running with config:%n%s", config.toJson()));
         LabelingPass pass = new LabelingPass(() -> Nvml.open(config.nvml()), LabelingPass.Sinks.of(sinkFactory), clock);
         supervisor = new DiscoverySupervisor(pass, status, () -> switch (loader.reload()) {
             case Reload.Loaded<FeatureDiscoveryConfig>(FeatureDiscoveryConfig reloaded) -> {
-                reloaded.warnings().forEach(warning -> LOG.warn(warning));
-                LOG.infof("Running with config:%n%s", reloaded.toJson());
+                reloaded.warnings().forEach(warning -> LOG.log(Level.WARNING, () -> String.valueOf(warning)));
+                LOG.log(Level.INFO, () -> String.format("Running with config:%n%s", reloaded.toJson()));
                 yield ConfigMapping.settings(reloaded);
             }
             case Reload.Rejected<FeatureDiscoveryConfig> rejected -> throw new IllegalArgumentException(rejected.message());
@@ -66,7 +66,8 @@ public class Discovery {
         if (running != null) {
             running.stop();
             if (running.awaitExit(STOP_TIMEOUT) < 0) {
-                LOG.warnf("the discovery supervisor did not stop within %s", STOP_TIMEOUT);
+                LOG.log(Level.WARNING, () -> String.format("the discovery supervisor did not stop within %s",
+                        STOP_TIMEOUT));
             }
         }
     }

@@ -2,8 +2,8 @@ package dev.kgpu.discovery.run;
 
 import dev.kgpu.agent.Backoff;
 import dev.kgpu.discovery.publish.LabelSink;
-import org.jboss.logging.Logger;
 
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Objects;
@@ -31,7 +31,7 @@ import java.util.function.Supplier;
  */
 public final class DiscoverySupervisor {
 
-    private static final Logger LOG = Logger.getLogger(DiscoverySupervisor.class);
+    private static final System.Logger LOG = System.getLogger(DiscoverySupervisor.class.getName());
     private static final long NEVER = Long.MAX_VALUE;
 
     private enum Event { RELABEL, STOP }
@@ -109,7 +109,7 @@ public final class DiscoverySupervisor {
                 PassResult result = pass.run(settings);
                 long now = System.nanoTime();
                 if (result instanceof PassResult.Fatal(String reason)) {
-                    LOG.errorf("discovery stops: %s", reason);
+                    LOG.log(Level.ERROR, () -> String.format("discovery stops: %s", reason));
                     status.set(false, reason, clock.instant());
                     code = 1;
                     break;
@@ -118,11 +118,13 @@ public final class DiscoverySupervisor {
                     Duration wait = failures.next();
                     status.set(false, reason, clock.instant());
                     if (settings.oneshot()) {
-                        LOG.errorf("the labelling pass failed: %s", reason);
+                        LOG.log(Level.ERROR, () -> String.format("the labelling pass failed: %s", reason));
                         code = 1;
                         break;
                     }
-                    LOG.warnf("the labelling pass failed, keeping the labels published before; retrying in %s: %s", wait, reason);
+                    LOG.log(Level.WARNING, () -> String.format(
+                            "the labelling pass failed, keeping the labels published before; retrying in %s: %s",
+                            wait, reason));
                     nextPass = now + wait.toNanos();
                     continue;
                 }
@@ -136,16 +138,17 @@ public final class DiscoverySupervisor {
                     Duration wait = nvmlRetry.next();
                     String problem = published.nvmlProblem().get();
                     if (!problem.equals(lastNvmlProblem)) {
-                        LOG.warnf("NVML is unavailable (%s): published gpu.present=false; trying NVML again with backoff (next in %s)",
-                                problem, wait);
+                        LOG.log(Level.WARNING, () -> String.format("NVML is unavailable (%s): published gpu.present=false;"
+                                        + " trying NVML again with backoff (next in %s)",
+                                problem, wait));
                     } else {
-                        LOG.debugf("NVML is still unavailable; next try in %s", wait);
+                        LOG.log(Level.DEBUG, () -> String.format("NVML is still unavailable; next try in %s", wait));
                     }
                     lastNvmlProblem = problem;
                     nextPass = now + wait.toNanos();
                 } else {
                     if (lastNvmlProblem != null) {
-                        LOG.info("NVML answers again");
+                        LOG.log(Level.INFO, "NVML answers again");
                     }
                     lastNvmlProblem = null;
                     nvmlRetry.reset();
@@ -156,7 +159,7 @@ public final class DiscoverySupervisor {
             Thread.currentThread().interrupt();
             code = 1;
         } catch (RuntimeException e) {
-            LOG.error("discovery stops on an unexpected error", e);
+            LOG.log(Level.ERROR, "discovery stops on an unexpected error", e);
             status.set(false, "unexpected error: " + e, clock.instant());
             code = 1;
         } finally {
@@ -183,15 +186,16 @@ public final class DiscoverySupervisor {
                 : "NVML unavailable, minimal labels published: " + published.nvmlProblem().get();
         status.set(ready, detail, clock.instant());
         if (published.outcome() == LabelSink.Outcome.WROTE) {
-            LOG.infof("published %d labels to the %s sink:%n%s", published.labels().size(), published.sink(),
-                    published.labels().toFeatureFile().stripTrailing());
+            LOG.log(Level.INFO, () -> String.format("published %d labels to the %s sink:%n%s",
+                    published.labels().size(), published.sink(), published.labels().toFeatureFile().stripTrailing()));
         } else {
-            LOG.debugf("labels unchanged; nothing written to the %s sink", published.sink());
+            LOG.log(Level.DEBUG, () -> String.format("labels unchanged; nothing written to the %s sink",
+                    published.sink()));
         }
     }
 
     private void reloadSettings() {
-        LOG.info("SIGHUP: reloading the configuration and relabelling");
+        LOG.log(Level.INFO, "SIGHUP: reloading the configuration and relabelling");
         try {
             DiscoverySettings reloaded = reload.get();
             if (!sinkSettings(reloaded).equals(sinkSettings(settings))) {
@@ -199,7 +203,7 @@ public final class DiscoverySupervisor {
             }
             settings = reloaded;
         } catch (IllegalArgumentException e) {
-            LOG.errorf("keeping the configuration in use: %s", e.getMessage());
+            LOG.log(Level.ERROR, () -> String.format("keeping the configuration in use: %s", e.getMessage()));
         }
     }
 

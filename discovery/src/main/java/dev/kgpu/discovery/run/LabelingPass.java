@@ -13,8 +13,8 @@ import dev.kgpu.discovery.publish.PublishException;
 import dev.kgpu.discovery.publish.SinkFactory;
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.NvmlException;
-import org.jboss.logging.Logger;
 
+import java.lang.System.Logger.Level;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
@@ -28,7 +28,7 @@ import java.util.Optional;
  */
 public final class LabelingPass implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(LabelingPass.class);
+    private static final System.Logger LOG = System.getLogger(LabelingPass.class.getName());
 
     /** Opens NVML; {@code Nvml::open} in production. */
     @FunctionalInterface
@@ -64,7 +64,8 @@ public final class LabelingPass implements AutoCloseable {
     public PassResult run(DiscoverySettings settings) {
         String machineType = MachineType.read(settings.machineTypeFile());
         if (NodeSnapshot.UNKNOWN_MACHINE.equals(machineType) && settings.machineTypeFile().isPresent()) {
-            LOG.debugf("machine type file %s is unreadable; labelling gpu.machine=unknown", settings.machineTypeFile().get());
+            LOG.log(Level.DEBUG, () -> String.format("machine type file %s is unreadable; labelling gpu.machine=unknown",
+                    settings.machineTypeFile().get()));
         }
         NodeSnapshotReader reader = new NodeSnapshotReader(new SysfsPci(settings.sysfsRoot()));
         NodeSnapshot node;
@@ -109,7 +110,7 @@ public final class LabelingPass implements AutoCloseable {
             try {
                 return reader.read(nvml, machineType);
             } catch (NvmlException e) {
-                LOG.debugf("reopening NVML after: %s", e.getMessage());
+                LOG.log(Level.DEBUG, () -> String.format("reopening NVML after: %s", e.getMessage()));
                 closeNvml();
             }
         }
@@ -125,8 +126,10 @@ public final class LabelingPass implements AutoCloseable {
     private void warnAboutMixedModels(NodeSnapshot node) {
         List<String> models = GpuFeatureLabels.models(node);
         if (models.size() > 1 && !models.equals(loggedModels)) {
-            LOG.warnf("several GPU models on this node %s: the gpu.* labels describe %s (the lowest-indexed GPU with MIG disabled)",
-                    models, node.gpus().stream().filter(gpu -> !gpu.migEnabled()).findFirst().orElse(node.gpus().getFirst()).name());
+            String labelled = node.gpus().stream().filter(gpu -> !gpu.migEnabled()).findFirst()
+                    .orElse(node.gpus().getFirst()).name();
+            LOG.log(Level.WARNING, () -> String.format("several GPU models on this node %s: the gpu.* labels describe %s"
+                    + " (the lowest-indexed GPU with MIG disabled)", models, labelled));
         }
         loggedModels = models;
     }
@@ -141,7 +144,7 @@ public final class LabelingPass implements AutoCloseable {
             try {
                 nvml.close();
             } catch (RuntimeException e) {
-                LOG.debugf("closing NVML after a failure: %s", e.getMessage());
+                LOG.log(Level.DEBUG, () -> String.format("closing NVML after a failure: %s", e.getMessage()));
             }
             nvml = null;
         }

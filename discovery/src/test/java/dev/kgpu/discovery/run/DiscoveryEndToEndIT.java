@@ -118,10 +118,13 @@ class DiscoveryEndToEndIT {
                 assertThat(gpuLabels()).containsExactlyEntriesOf(expectedWithoutSysfs("mig-mixed-mixed")));
         given().get("/q/health/ready").then().statusCode(200).body("checks[0].name", equalTo("gpu-labels"));
 
-        // steady: a relabel reads the Node and writes nothing
+        // steady: a relabel reads the Node and writes nothing. The pass records its status when it is done,
+        // so await that, then count what it asked of the API server.
         int before = server.getKubernetesMockServer().getRequestCount();
+        PassStatus.Snapshot previous = status.current();
         supervisor.relabel();
-        await().atMost(Duration.ofSeconds(20)).until(() -> server.getKubernetesMockServer().getRequestCount() > before);
+        await().atMost(Duration.ofSeconds(20)).until(() -> status.current() != previous);
+        assertThat(server.getKubernetesMockServer().getRequestCount()).isEqualTo(before + 1);
         assertThat(server.getLastRequest().getMethod()).isEqualTo("GET");
 
         // the GPUs are reconfigured: MIG off everywhere; the mig-* labels no longer hold and go

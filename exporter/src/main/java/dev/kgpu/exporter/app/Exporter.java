@@ -14,8 +14,8 @@ import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.Nvml;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import org.jboss.logging.Logger;
 
+import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,7 +34,7 @@ import java.util.stream.Collectors;
 @ApplicationScoped
 public class Exporter {
 
-    private static final Logger LOG = Logger.getLogger(Exporter.class);
+    private static final System.Logger LOG = System.getLogger(Exporter.class.getName());
 
     @Inject
     SnapshotHolder snapshots;
@@ -51,12 +51,14 @@ public class Exporter {
     public synchronized void start(ExporterConfig config) {
         settings = config;
         CounterSet counters = config.counters();
-        LOG.infof("Running with config:%n%s", ConfigJson.toJson(config.describe()));
-        config.collectors().builtIn().ifPresent(builtIn -> LOG.infof("%s does not exist; using the built-in %s",
-                config.collectors().path(), builtIn));
+        LOG.log(Level.INFO, () -> String.format("Running with config:%n%s", ConfigJson.toJson(config.describe())));
+        config.collectors().builtIn().ifPresent(builtIn -> LOG.log(Level.INFO, () -> String.format(
+                "%s does not exist; using the built-in %s",
+                config.collectors().path(), builtIn)));
         if (!counters.notServed().isEmpty()) {
-            LOG.warnf("kgpu cannot read these counters from NVML and skips them: %s", counters.notServed().stream()
-                    .map(Counter::fieldName).collect(Collectors.joining(", ")));
+            LOG.log(Level.WARNING, () -> String.format("kgpu cannot read these counters from NVML and skips them: %s",
+                    counters.notServed().stream()
+                    .map(Counter::fieldName).collect(Collectors.joining(", "))));
         }
 
         InstantSource clock = Clock.systemUTC();
@@ -79,8 +81,8 @@ public class Exporter {
         supervisor = new ExporterSupervisor(cycle, snapshots::publish, config.interval(), clock, xids,
                 listener -> nvml.startHealthMonitor(reader.devices(), listener), metrics::collection);
         supervisor.start();
-        LOG.infof("serving %d series of %d GPUs on /metrics, collecting every %d ms",
-                snapshots.current().seriesCount(), reader.devices().size(), config.interval().toMillis());
+        LOG.log(Level.INFO, () -> String.format("serving %d series of %d GPUs on /metrics, collecting every %d ms",
+                snapshots.current().seriesCount(), reader.devices().size(), config.interval().toMillis()));
     }
 
     /** Stops collecting and closes what {@link #start} opened; does nothing the second time. */
@@ -125,10 +127,9 @@ public class Exporter {
         List<String> without = devices.stream().filter(d -> !gpm(d))
                 .map(d -> d.index() + " (" + d.name() + ")").toList();
         if (!without.isEmpty()) {
-            LOG.warnf("profiling counters %s come from NVML's GPM, which GPUs %s lack (GPM needs Hopper or later);"
-                            + " they have no such series",
-                    profiling.stream().map(Counter::fieldName).collect(Collectors.joining(", ")),
-                    String.join(", ", without));
+            LOG.log(Level.WARNING, () -> String.format("profiling counters %s come from NVML's GPM, which GPUs %s lack"
+                            + " (GPM needs Hopper or later); they have no such series",
+                    profiling.stream().map(Counter::fieldName).collect(Collectors.joining(", ")), String.join(", ", without)));
         }
     }
 

@@ -4,8 +4,8 @@ import dev.kgpu.exporter.collector.XidHistory;
 import dev.kgpu.exporter.exposition.Snapshot;
 import dev.kgpu.nvml.HealthEvent;
 import dev.kgpu.nvml.HealthMonitor;
-import org.jboss.logging.Logger;
 
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  */
 final class ExporterSupervisor implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(ExporterSupervisor.class);
+    private static final System.Logger LOG = System.getLogger(ExporterSupervisor.class.getName());
     static final Duration HEALTH_RESTART_DELAY = Duration.ofSeconds(10);
 
     /** What the supervisor reacts to. */
@@ -120,8 +120,9 @@ final class ExporterSupervisor implements AutoCloseable {
                     case Event.Health(HealthEvent.EccError ecc) -> {
                     }
                     case Event.Health(HealthEvent.MonitorFailure failure) -> {
-                        LOG.warnf("NVML's health-event watch stopped (%s); restarting it in %d s",
-                                failure.cause().getMessage(), HEALTH_RESTART_DELAY.toSeconds());
+                        LOG.log(Level.WARNING, () -> String.format(
+                                "NVML's health-event watch stopped (%s); restarting it in %d s",
+                                failure.cause().getMessage(), HEALTH_RESTART_DELAY.toSeconds()));
                         closeHealth();
                         restartHealthAt = clock.instant().plus(HEALTH_RESTART_DELAY);
                     }
@@ -141,7 +142,7 @@ final class ExporterSupervisor implements AutoCloseable {
             publish.accept(snapshot);
             lastSuccess = clock.instant();
         } catch (RuntimeException e) {
-            LOG.errorf(e, "collection failed; /metrics keeps serving the previous snapshot");
+            LOG.log(Level.ERROR, "collection failed; /metrics keeps serving the previous snapshot", e);
         } finally {
             collectionNanos.accept(System.nanoTime() - start);
         }
@@ -151,8 +152,9 @@ final class ExporterSupervisor implements AutoCloseable {
         try {
             health = startHealth.apply(event -> queue.offer(new Event.Health(event)));
         } catch (RuntimeException e) {
-            LOG.warnf("could not watch NVML's health events (%s); XID series stay at their last value, retrying in %d s",
-                    e.getMessage(), HEALTH_RESTART_DELAY.toSeconds());
+            LOG.log(Level.WARNING, () -> String.format("could not watch NVML's health events (%s);"
+                            + " XID series stay at their last value, retrying in %d s",
+                    e.getMessage(), HEALTH_RESTART_DELAY.toSeconds()));
             restartHealthAt = clock.instant().plus(HEALTH_RESTART_DELAY);
         }
     }

@@ -18,8 +18,8 @@ import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.NvmlException;
 import dev.kgpu.nvml.PageRetirementCause;
 import dev.kgpu.nvml.PerfPolicy;
-import org.jboss.logging.Logger;
 
+import java.lang.System.Logger.Level;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -46,7 +46,7 @@ import java.util.regex.Pattern;
  */
 public final class NodeSampleReader implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(NodeSampleReader.class);
+    private static final System.Logger LOG = System.getLogger(NodeSampleReader.class.getName());
     /** {@code 1c.2g.20gb} is compute-instance profile 1c of GPU-instance profile 2g.20gb. */
     private static final Pattern COMPUTE_PREFIX = Pattern.compile("^[0-9]+c\\.");
 
@@ -196,7 +196,7 @@ public final class NodeSampleReader implements AutoCloseable {
             try {
                 sampler.close();
             } catch (RuntimeException e) {
-                LOG.debugf("closing a GPM sampler failed: %s", e.getMessage());
+                LOG.log(Level.DEBUG, () -> String.format("closing a GPM sampler failed: %s", e.getMessage()));
             }
         }
         samplers.clear();

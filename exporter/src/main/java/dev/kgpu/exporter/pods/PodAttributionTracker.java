@@ -2,8 +2,8 @@ package dev.kgpu.exporter.pods;
 
 import dev.kgpu.agent.Backoff;
 import dev.kgpu.exporter.config.GpuIdType;
-import org.jboss.logging.Logger;
 
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  */
 public final class PodAttributionTracker {
 
-    private static final Logger LOG = Logger.getLogger(PodAttributionTracker.class);
+    private static final System.Logger LOG = System.getLogger(PodAttributionTracker.class.getName());
     /** After the kubelet's rate limit refuses a call: 1 s, doubling up to a minute. */
     static final Backoff.Policy RATE_LIMIT_BACKOFF = new Backoff.Policy(Duration.ofSeconds(1), Duration.ofSeconds(60));
 
@@ -64,7 +64,7 @@ public final class PodAttributionTracker {
             rateLimited.reset();
             nextAttempt = Instant.MIN;
             if (failing) {
-                LOG.infof("the kubelet's pod resources answer again; pod labels are current");
+                LOG.log(Level.INFO, "the kubelet's pod resources answer again; pod labels are current");
                 failing = false;
             }
             outcomes.accept(Outcome.OK);
@@ -80,9 +80,10 @@ public final class PodAttributionTracker {
             }
             if (!failing) {
                 failing = true;
-                LOG.warnf("could not list the kubelet's pod resources (%s); %s until it answers again",
+                LOG.log(Level.WARNING, () -> String.format(
+                        "could not list the kubelet's pod resources (%s); %s until it answers again",
                         e.getMessage(), currentSince == null ? "series carry no pod labels"
-                                : "keeping the pod labels listed at " + currentSince);
+                                : "keeping the pod labels listed at " + currentSince));
             }
             outcomes.accept(outcome);
         }
