@@ -2,10 +2,10 @@ package dev.kgpu.validator;
 
 import dev.kgpu.validator.adapters.DirectoryStatusFiles;
 import dev.kgpu.validator.core.Component;
+import dev.kgpu.validator.core.ComponentFailure;
 import dev.kgpu.validator.core.ComponentValidator;
 import dev.kgpu.validator.core.Evidence;
 import dev.kgpu.validator.core.Layer;
-import dev.kgpu.validator.core.ComponentFailure;
 import dev.kgpu.validator.core.ValidationPass;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

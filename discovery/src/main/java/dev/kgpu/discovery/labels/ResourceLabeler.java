@@ -1,8 +1,8 @@
 package dev.kgpu.discovery.labels;
 
 import dev.kgpu.config.v1.MigStrategy;
-import dev.kgpu.discovery.labels.LabelSettings.Sharing;
 import dev.kgpu.config.v1.SharingStrategy;
+import dev.kgpu.discovery.labels.LabelSettings.Sharing;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

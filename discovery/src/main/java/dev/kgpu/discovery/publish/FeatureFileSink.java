@@ -3,8 +3,8 @@ package dev.kgpu.discovery.publish;
 import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.discovery.labels.Labels;
 
-import java.lang.System.Logger.Level;
 import java.io.IOException;
+import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;

@@ -4,9 +4,9 @@ import dev.kgpu.agent.Backoff;
 import dev.kgpu.config.FeatureDiscoveryConfig;
 import dev.kgpu.config.v1.ReplicatedResource;
 import dev.kgpu.config.v1.ReplicatedResources;
+import dev.kgpu.config.v1.SharingStrategy;
 import dev.kgpu.config.v1.SleepInterval;
 import dev.kgpu.discovery.labels.LabelSettings;
-import dev.kgpu.config.v1.SharingStrategy;
 
 import java.nio.file.Path;
 import java.util.HashSet;

@@ -1,7 +1,7 @@
 package dev.kgpu.discovery.run;
 
-import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.discovery.labels.LabelSettings;
 
 import java.nio.file.Path;

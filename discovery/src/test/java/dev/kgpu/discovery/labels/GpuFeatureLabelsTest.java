@@ -1,9 +1,9 @@
 package dev.kgpu.discovery.labels;
 
-import dev.kgpu.discovery.testing.TestSettings;
 import dev.kgpu.config.v1.MigStrategy;
-import dev.kgpu.discovery.labels.LabelSettings.Sharing;
 import dev.kgpu.config.v1.SharingStrategy;
+import dev.kgpu.discovery.labels.LabelSettings.Sharing;
+import dev.kgpu.discovery.testing.TestSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;

@@ -1,12 +1,12 @@
 package dev.kgpu.discovery.labels;
 
-import dev.kgpu.discovery.testing.TestSettings;
 import dev.kgpu.config.v1.MigStrategy;
-import dev.kgpu.discovery.labels.LabelSettings.Sharing;
 import dev.kgpu.config.v1.SharingStrategy;
+import dev.kgpu.discovery.labels.LabelSettings.Sharing;
 import dev.kgpu.discovery.node.FakeSysfs;
 import dev.kgpu.discovery.node.NodeSnapshotReader;
 import dev.kgpu.discovery.node.SysfsPci;
+import dev.kgpu.discovery.testing.TestSettings;
 import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.testing.MockNvml;

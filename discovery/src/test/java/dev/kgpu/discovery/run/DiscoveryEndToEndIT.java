@@ -1,14 +1,14 @@
 package dev.kgpu.discovery.run;
 
-import dev.kgpu.discovery.testing.TestSettings;
-import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.config.LabelSinkKind;
+import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.discovery.labels.ExpectedLabels;
 import dev.kgpu.discovery.labels.LabelSettings;
 import dev.kgpu.discovery.labels.Labels;
-import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.discovery.publish.NodeLabelSink;
 import dev.kgpu.discovery.publish.SinkFactory;
+import dev.kgpu.discovery.testing.TestSettings;
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.testing.MockNvml;
 import io.fabric8.kubernetes.api.model.NodeBuilder;

@@ -1,9 +1,9 @@
 package dev.kgpu.discovery.run;
 
-import dev.kgpu.discovery.testing.TestSettings;
 import dev.kgpu.agent.Backoff;
 import dev.kgpu.discovery.labels.Labels;
 import dev.kgpu.discovery.publish.ScriptedSink;
+import dev.kgpu.discovery.testing.TestSettings;
 import dev.kgpu.nvml.NvmlException;
 import dev.kgpu.nvml.NvmlReturnCode;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package dev.kgpu.validator.kubernetes;
 
+import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.nvml.testing.MockNvml;
 import dev.kgpu.validator.adapters.DirectoryStatusFiles;
@@ -12,7 +13,6 @@ import dev.kgpu.validator.core.CudaValidator;
 import dev.kgpu.validator.core.DriverRoots;
 import dev.kgpu.validator.core.DriverValidator;
 import dev.kgpu.validator.core.Evidence;
-import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.validator.core.PluginValidator;
 import dev.kgpu.validator.core.SamplePod;
 import dev.kgpu.validator.core.SamplePodRunner;

@@ -2,8 +2,8 @@ package dev.kgpu.validator.adapters;
 
 import dev.kgpu.cdi.CdiRegistry;
 import dev.kgpu.validator.core.CdiSpecs;
-import dev.kgpu.validator.core.Layer;
 import dev.kgpu.validator.core.ComponentFailure;
+import dev.kgpu.validator.core.Layer;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

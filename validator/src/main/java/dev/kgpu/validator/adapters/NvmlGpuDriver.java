@@ -6,10 +6,10 @@ import dev.kgpu.nvml.MigMode;
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.NvmlException;
 import dev.kgpu.nvml.NvmlOptions;
+import dev.kgpu.validator.core.ComponentFailure;
 import dev.kgpu.validator.core.DriverSnapshot;
 import dev.kgpu.validator.core.GpuDriver;
 import dev.kgpu.validator.core.Layer;
-import dev.kgpu.validator.core.ComponentFailure;
 
 import java.util.ArrayList;
 import java.util.List;

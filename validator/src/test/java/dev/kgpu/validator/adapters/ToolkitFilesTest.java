@@ -1,17 +1,17 @@
 package dev.kgpu.validator.adapters;
 
+import dev.kgpu.validator.core.ComponentFailure;
 import dev.kgpu.validator.core.DriverSnapshot;
 import dev.kgpu.validator.core.Layer;
 import dev.kgpu.validator.core.ToolkitValidator;
-import dev.kgpu.validator.core.ComponentFailure;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import dev.kgpu.cdi.CdiSpecWriter;
 import dev.kgpu.cdi.NvidiaCdiGenerator;
 import dev.kgpu.config.v1.MigStrategy;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import java.util.List;
 import java.util.Optional;

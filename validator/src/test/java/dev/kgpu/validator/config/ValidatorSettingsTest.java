@@ -1,11 +1,11 @@
 package dev.kgpu.validator.config;
 
-import dev.kgpu.validator.core.Component;
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.config.UsageRequestedException;
 import dev.kgpu.config.ValidationFailure;
 import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.nvml.NvmlOptions;
+import dev.kgpu.validator.core.Component;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

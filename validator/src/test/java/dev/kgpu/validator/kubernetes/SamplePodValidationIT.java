@@ -1,20 +1,20 @@
 package dev.kgpu.validator.kubernetes;
 
+import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.validator.adapters.KubernetesCluster;
+import dev.kgpu.validator.core.ComponentFailure;
 import dev.kgpu.validator.core.CudaValidator;
 import dev.kgpu.validator.core.Layer;
-import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.validator.core.PluginValidator;
 import dev.kgpu.validator.core.SamplePod;
 import dev.kgpu.validator.core.SamplePodRunner;
-import dev.kgpu.validator.core.ComponentFailure;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.quarkus.test.kubernetes.client.KubernetesServer;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
