@@ -27,6 +27,8 @@ import java.util.TreeMap;
 public final class CdiJson {
 
     private static final int MAX_CODE_POINTS = 16 << 20;
+    /** The most bytes a spec file may hold: as many as the parser takes code points. */
+    static final long MAX_BYTES = MAX_CODE_POINTS;
 
     private CdiJson() {
     }

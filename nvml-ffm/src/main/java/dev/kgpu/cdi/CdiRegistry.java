@@ -1,5 +1,6 @@
 package dev.kgpu.cdi;
 
+import dev.kgpu.config.BoundedFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -77,7 +78,8 @@ public final class CdiRegistry {
                     continue;
                 }
                 try {
-                    CdiSpec spec = CdiJson.parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+                    CdiSpec spec = CdiJson.parse(new String(BoundedFile.readBytes(file, CdiJson.MAX_BYTES),
+                            StandardCharsets.UTF_8), file.toString());
                     CdiVersion.requireValid(spec);
                     specs.add(new LoadedSpec(file, priority, spec));
                 } catch (CdiException e) {

@@ -1,7 +1,8 @@
 package dev.kgpu.cdi;
 
+import dev.kgpu.config.BoundedFile;
 import java.io.IOException;
-import java.nio.file.Files;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -19,6 +20,8 @@ public final class MigMinors {
 
     /** Where the driver publishes the table, relative to the root of {@code /proc}'s file system. */
     public static final String FILE = "proc/driver/nvidia-caps/mig-minors";
+    /** A table for 64 GPUs of 8 instances each holds about 40 KiB; a larger file is not the driver's. */
+    static final long MAX_BYTES = 4 << 20;
 
     private final Map<String, Integer> minors;
 
@@ -39,7 +42,7 @@ public final class MigMinors {
     public static MigMinors read(Path file) {
         List<String> lines;
         try {
-            lines = Files.readAllLines(file);
+            lines = new String(BoundedFile.readBytes(file, MAX_BYTES), StandardCharsets.UTF_8).lines().toList();
         } catch (NoSuchFileException e) {
             return none();
         } catch (IOException e) {

@@ -54,6 +54,8 @@ public final class LabelingPass implements AutoCloseable {
     private Nvml nvml;
     private LabelSink sink;
     private List<String> loggedModels = List.of();
+    /** What was wrong with the machine-type file at the last pass, so it is logged once per change. */
+    private Optional<String> machineTypeProblem = Optional.empty();
 
     public LabelingPass(NvmlOpener opener, Sinks sinks, InstantSource clock) {
         this.opener = Objects.requireNonNull(opener, "opener");
@@ -62,11 +64,13 @@ public final class LabelingPass implements AutoCloseable {
     }
 
     public PassResult run(DiscoverySettings settings) {
-        String machineType = MachineType.read(settings.machineTypeFile());
-        if (NodeSnapshot.UNKNOWN_MACHINE.equals(machineType) && settings.machineTypeFile().isPresent()) {
-            LOG.log(Level.DEBUG, () -> String.format("machine type file %s is unreadable; labelling gpu.machine=unknown",
-                    settings.machineTypeFile().get()));
+        MachineType.Reading machine = MachineType.read(settings.machineTypeFile());
+        if (!machine.problem().equals(machineTypeProblem)) {
+            machine.problem().ifPresent(problem -> LOG.log(Level.WARNING, () -> String.format(
+                    "%s; labelling gpu.machine=unknown", problem)));
+            machineTypeProblem = machine.problem();
         }
+        String machineType = machine.name();
         NodeSnapshotReader reader = new NodeSnapshotReader(new SysfsPci(settings.sysfsRoot()));
         NodeSnapshot node;
         Optional<String> nvmlProblem = Optional.empty();

@@ -1,13 +1,9 @@
 package dev.kgpu.config.v1;
 
+import dev.kgpu.config.BoundedFile;
 import dev.kgpu.config.ConfigWarning;
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.config.ValidationFailure;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -71,20 +67,7 @@ public record ConfigFile(String origin, Map<FileField<?>, Object> values, Resour
      * @throws InvalidConfigException with every failure found
      */
     public static ConfigFile read(Path path, String property) {
-        String text;
-        try {
-            long size = Files.size(path);
-            if (size > MAX_FILE_BYTES) {
-                throw InvalidConfigException.of(property, path, "must name a file of at most " + MAX_FILE_BYTES
-                        + " bytes (a ConfigMap holds at most 1 MiB), but it has " + size);
-            }
-            text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(Files.readAllBytes(path))).toString();
-        } catch (CharacterCodingException e) {
-            throw InvalidConfigException.of(property, path, "must name a UTF-8 text file");
-        } catch (IOException e) {
-            throw InvalidConfigException.of(property, path, "must name a readable file (" + describe(e) + ")");
-        }
-        return parse(text, path.toString());
+        return parse(BoundedFile.readText(path, MAX_FILE_BYTES, property), path.toString());
     }
 
     /**
@@ -143,11 +126,6 @@ public record ConfigFile(String origin, Map<FileField<?>, Object> values, Resour
 
     private static boolean isNull(YamlNode node) {
         return node instanceof YamlNode.Scalar scalar && scalar.kind() == YamlNode.Kind.NULL;
-    }
-
-    private static String describe(IOException e) {
-        String type = e.getClass().getSimpleName();
-        return e.getMessage() == null ? type : type + ": " + e.getMessage();
     }
 
     /** The tree of {@link FileField} paths: sections and the fields in them. */

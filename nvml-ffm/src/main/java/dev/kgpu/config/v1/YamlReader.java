@@ -4,9 +4,13 @@ import dev.kgpu.config.ConfigWarning;
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.config.ValidationFailure;
 import java.io.StringReader;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.yaml.snakeyaml.DumperOptions.ScalarStyle;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -14,6 +18,12 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.events.AliasEvent;
+import org.yaml.snakeyaml.events.CollectionEndEvent;
+import org.yaml.snakeyaml.events.CollectionStartEvent;
+import org.yaml.snakeyaml.events.DocumentEndEvent;
+import org.yaml.snakeyaml.events.Event;
+import org.yaml.snakeyaml.events.ScalarEvent;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeId;
@@ -37,6 +47,15 @@ final class YamlReader {
     private static final Resolver RESOLVER = new Resolver();
     /** As ConfigFile.MAX_FILE_BYTES: more than a ConfigMap (1 MiB) holds. */
     private static final int MAX_CODE_POINTS = 4 << 20;
+    /**
+     * The most YAML nodes (scalars, lists, mappings) the first document may expand to, each alias counted
+     * as a copy of what it names. NVIDIA's largest documented configs hold under 200; this bounds the memory
+     * and time of an alias bomb under the alias limit (48 aliases can name 3^16 nodes) and of a file of
+     * hundreds of thousands of keys under the size limit, before anything is built from them.
+     */
+    static final int MAX_NODES = 50_000;
+    /** Fewer than any alias bomb needs; NVIDIA's configs use none. */
+    private static final int MAX_ALIASES = 50;
 
     private final String yaml;
     private final String origin;
@@ -57,11 +76,12 @@ final class YamlReader {
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
         options.setAllowRecursiveKeys(false);
-        options.setMaxAliasesForCollections(50);
+        options.setMaxAliasesForCollections(MAX_ALIASES);
         options.setCodePointLimit(MAX_CODE_POINTS);
         options.setProcessComments(false);
         Yaml parser = new Yaml(options);
         try {
+            checkExpandedSize(parser, yaml, origin);
             Iterator<Node> documents = parser.composeAll(new StringReader(yaml)).iterator();
             if (!documents.hasNext()) {
                 return Optional.empty();
@@ -78,6 +98,45 @@ final class YamlReader {
         } catch (YAMLException e) {
             throw new InvalidConfigException(new ValidationFailure(origin, abbreviate(yaml),
                     "is not valid YAML: " + e.getMessage()));
+        }
+    }
+
+    /**
+     * Counts the first document's nodes as alias expansion would produce them, from the parser's events
+     * alone (nothing is built, so a bomb costs no memory), and refuses the document past {@link #MAX_NODES}.
+     * Syntax errors are left to the composer, which reports the same ones.
+     */
+    private static void checkExpandedSize(Yaml parser, String yaml, String origin) {
+        Map<String, Long> anchored = new HashMap<>();
+        // for each open collection: its anchor (or null) and the count when it opened
+        Deque<Object[]> open = new ArrayDeque<>();
+        long expanded = 0;
+        for (Event event : parser.parse(new StringReader(yaml))) {
+            long added = switch (event) {
+                case ScalarEvent scalar -> 1;
+                case AliasEvent alias -> anchored.getOrDefault(alias.getAnchor(), 1L);
+                case CollectionStartEvent start -> {
+                    open.push(new Object[] {start.getAnchor(), expanded});
+                    yield 1;
+                }
+                default -> 0;
+            };
+            expanded += added;
+            if (expanded > MAX_NODES) {
+                throw new InvalidConfigException(new ValidationFailure(origin, where(event.getStartMark(), yaml),
+                        "expands to more than " + MAX_NODES + " YAML nodes (each alias counted as a copy of what it"
+                                + " names); a config file holds a few hundred at most"));
+            }
+            if (event instanceof ScalarEvent scalar && scalar.getAnchor() != null) {
+                anchored.put(scalar.getAnchor(), 1L);
+            } else if (event instanceof CollectionEndEvent && !open.isEmpty()) {
+                Object[] collection = open.pop();
+                if (collection[0] != null) {
+                    anchored.put((String) collection[0], expanded - (long) collection[1]);
+                }
+            } else if (event instanceof DocumentEndEvent) {
+                return; // only the first document is read
+            }
         }
     }
 

@@ -393,6 +393,30 @@ class ConfigFileTest {
                 .hasMessageStartingWith("invalid configuration: loop.yaml was");
     }
 
+    @Test
+    void countsNodesAsAliasesExpandThemAndRefusesPastTheBudget() {
+        // 16 levels of three aliases each (48, under the alias limit) name 3^16 copies of the first list
+        StringBuilder bomb = new StringBuilder("flags:\n  a0: &a0 [x, x, x]\n");
+        for (int level = 1; level <= 16; level++) {
+            bomb.append("  a").append(level).append(": &a").append(level).append(" [*a").append(level - 1)
+                    .append(", *a").append(level - 1).append(", *a").append(level - 1).append("]\n");
+        }
+        assertThatThrownBy(() -> ConfigFile.parse(bomb.toString(), "bomb.yaml"))
+                .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures()).singleElement()
+                        .satisfies(f -> {
+                            assertThat(f.property()).isEqualTo("bomb.yaml");
+                            assertThat(f.value()).startsWith("line ");
+                            assertThat(f.reason()).startsWith("expands to more than " + YamlReader.MAX_NODES + " YAML nodes");
+                        }));
+        // exactly at the budget: the document's mapping, 'flags', its mapping, 'k' and its list, then the items
+        String fits = "flags:\n  k:\n" + "  - 1\n".repeat(YamlReader.MAX_NODES - 5);
+        assertThat(ConfigFile.parse(fits, "fits.yaml").warnings()).extracting(ConfigWarning::property)
+                .containsExactly("flags.k");
+        assertThatThrownBy(() -> ConfigFile.parse(fits + "  - 1\n", "over.yaml"))
+                .hasMessageContaining("over.yaml was 'line " + (YamlReader.MAX_NODES - 2) + ", column 5: - 1' but it"
+                        + " expands to more than " + YamlReader.MAX_NODES + " YAML nodes");
+    }
+
     record Warned(String description, String yaml, List<String> warnings, Consumer<Config> check) {
         @Override
         public String toString() {
@@ -617,7 +641,7 @@ class ConfigFileTest {
         java.nio.file.Files.write(huge, new byte[(int) ConfigFile.MAX_FILE_BYTES + 1]);
         assertThatThrownBy(() -> ConfigFile.read(huge, "CONFIG_FILE"))
                 .hasMessage("invalid configuration: CONFIG_FILE was '" + huge + "' but it must name a file of at most"
-                        + " 4194304 bytes (a ConfigMap holds at most 1 MiB), but it has 4194305");
+                        + " 4194304 bytes (4 MiB); reading stopped there");
         java.nio.file.Path binary = dir.resolve("binary.yaml");
         java.nio.file.Files.write(binary, new byte[] {(byte) 0xff, (byte) 0xfe, 0});
         assertThatThrownBy(() -> ConfigFile.read(binary, "CONFIG_FILE"))
