@@ -5,12 +5,12 @@ import dev.kgpu.simulator.agents.AgentLauncher;
 import dev.kgpu.simulator.agents.AgentProcess;
 import dev.kgpu.simulator.agents.ValidatorMode;
 import dev.kgpu.simulator.cluster.ApiServer;
-import dev.kgpu.simulator.cluster.PodRunner;
 import dev.kgpu.simulator.cluster.SimulatedKubelet;
 import dev.kgpu.simulator.gpu.SimulatedGpus;
 import dev.kgpu.simulator.report.NodeReport;
 import dev.kgpu.simulator.runtime.CdiInjection;
-import dev.kgpu.simulator.runtime.ContainerRuntime;
+import dev.kgpu.simulator.runtime.NvidiaContainerRuntime;
+import dev.kgpu.validator.kubernetes.testing.SchedulerAndKubelet;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
@@ -73,7 +73,7 @@ public final class SimulatedNode implements AutoCloseable {
     private NodeLayout layout;
     private ApiServer api;
     private SimulatedKubelet kubelet;
-    private PodRunner pods;
+    private SchedulerAndKubelet pods;
     private AgentLauncher launcher;
     private AgentEnvironment environment;
 
@@ -111,10 +111,9 @@ public final class SimulatedNode implements AutoCloseable {
                     node.api.client(), options.nodeName(), Map.of("cpu", new Quantity("8"),
                             "memory", new Quantity("64Gi"), "pods", new Quantity("110")));
             Optional<String> sampleImage = Optional.ofNullable(environment.get("KGPU_CUDA_SAMPLE_IMAGE")).filter(i -> !i.isBlank());
-            ContainerRuntime runtime = new ContainerRuntime(node.gpus, sampleImage,
-                    new CdiInjection(node.layout.cdiSpecDirectories()));
-            node.pods = new PodRunner(node.api.client(), options.nodeName(), node.kubelet.devices(), runtime,
-                    node.api.logs()).start();
+            node.pods = SchedulerAndKubelet.forNode(node.api.client(), options.nodeName()).deviceManager(node.kubelet)
+                    .runtime(new NvidiaContainerRuntime(node.gpus, sampleImage, new CdiInjection(node.layout.cdiSpecDirectories())))
+                    .logs(node.api.logs()).start();
             node.launcher = new AgentLauncher(root, AgentLauncher.javaExecutable(environment),
                     AgentLauncher.jvmOptionsFile(root), node.layout.logs(), environment);
             node.environment = new AgentEnvironment(mockLibrary, node.profileForAgents(), options.nodeName(),

@@ -160,7 +160,7 @@ class SimulatedNodeIT {
     }
 
     private static <T> T await(String what, java.util.function.Supplier<Optional<T>> probe) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (true) {
             Optional<T> value = probe.get();
             if (value.isPresent()) {

@@ -109,7 +109,7 @@ class FullPassBench {
             return n;
         });
 
-        try (SchedulerAndKubelet cluster = new SchedulerAndKubelet(client, server, NS).start()) {
+        try (ScriptedNode cluster = ScriptedNode.start(client, server, NODE)) {
             AtomicLong settleNanos = new AtomicLong();
             SimulatedTime time = new SimulatedTime(() -> {
                 long start = System.nanoTime();

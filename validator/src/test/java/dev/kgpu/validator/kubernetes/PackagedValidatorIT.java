@@ -32,7 +32,7 @@ import static org.hamcrest.Matchers.equalTo;
  * deploy/images/jvm.options) in daemon mode validating an 8 × A100 mock node end to end: driver (NVML),
  * toolkit (device nodes under a simulated dev root), plugin (the Node's {@code nvidia.com/gpu} and a sample
  * pod) and cuda (a vectorAdd sample pod), against the Kubernetes API test server with
- * {@link SchedulerAndKubelet} as scheduler and kubelet. Readiness turns UP with every verdict and the four
+ * {@link ScriptedNode} as scheduler, kubelet and container runtime. Readiness turns UP with every verdict and the four
  * {@code *-ready} files are written. With {@code quarkus.package.jar.aot.enabled} this run is what Java's AOT
  * cache ({@code app.aot}) is trained on; a one-shot run (the init containers) takes the same pass.
  *
@@ -55,7 +55,7 @@ class PackagedValidatorIT {
     /** Runs before the validator starts: the Node with 8 GPUs, the dev root, and the scheduler and kubelet. */
     public static final class Cluster implements Consumer<KubernetesServer> {
 
-        static volatile SchedulerAndKubelet cluster;
+        static volatile ScriptedNode cluster;
 
         @Override
         public void accept(KubernetesServer server) {
@@ -82,7 +82,7 @@ class PackagedValidatorIT {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            cluster = new SchedulerAndKubelet(client, server, NS).start();
+            cluster = ScriptedNode.start(client, server, NODE);
         }
 
         private static void touch(Path file) throws IOException {
@@ -93,7 +93,7 @@ class PackagedValidatorIT {
     }
 
     @AfterAll
-    static void stopTheCluster() throws InterruptedException {
+    static void stopTheCluster() {
         if (Cluster.cluster != null) {
             Cluster.cluster.close();
         }

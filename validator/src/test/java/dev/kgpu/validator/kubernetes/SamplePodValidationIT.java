@@ -35,8 +35,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The plugin and cuda components against the Kubernetes API test server (CRUD mode), with
- * {@link SchedulerAndKubelet} playing scheduler and kubelet and {@link SimulatedTime} standing in for the
- * wall clock. Every test ends by checking that no sample pod is left behind.
+ * {@link ScriptedNode} playing scheduler, kubelet and container runtime and {@link SimulatedTime} standing in
+ * for the wall clock. Every test ends by checking that no sample pod is left behind.
  */
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
@@ -45,6 +45,8 @@ class SamplePodValidationIT {
     static final String NS = "gpu-operator";
     static final String NODE = "gpu-node-1";
     static final Duration INTERVAL = Duration.ofSeconds(5);
+    /** How long the simulated cluster may take to react to one step of the validator (a loaded machine). */
+    static final Duration SETTLE = Duration.ofSeconds(60);
     static final SamplePod SAMPLE = new SamplePod("nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0",
             Optional.of("IfNotPresent"), List.of(), Optional.empty());
 
@@ -54,7 +56,7 @@ class SamplePodValidationIT {
     @Inject
     KubernetesClient client;
 
-    SchedulerAndKubelet cluster;
+    ScriptedNode cluster;
     SimulatedTime time;
     final AtomicInteger sleeps = new AtomicInteger();
     Runnable onSleep = () -> { };
@@ -64,11 +66,11 @@ class SamplePodValidationIT {
         client.pods().inNamespace(NS).delete();
         client.nodes().delete();
         node(NODE, Map.of("nvidia.com/gpu", 1L), Map.of("nvidia.com/gpu", 1L));
-        cluster = new SchedulerAndKubelet(client, server, NS).start();
+        cluster = ScriptedNode.start(client, server, NODE);
         time = new SimulatedTime(() -> {
             sleeps.incrementAndGet();
             onSleep.run();
-            cluster.awaitSettled(Duration.ofSeconds(10));
+            cluster.awaitSettled(SETTLE);
         });
     }
 
@@ -161,24 +163,26 @@ class SamplePodValidationIT {
                 .endContainer().endSpec()
                 .withNewStatus().withPhase("Running").endStatus().build()).create();
 
+        // the scheduler's message, from the pod's PodScheduled condition and from its FailedScheduling event
         assertFailure(() -> cuda().validate(), Layer.SCHEDULING, "pod nvidia-cuda-validator-[\\w-]+ stayed Pending for"
-                + " 300 s: 0/1 nodes are available: 1 Insufficient nvidia.com/gpu\\.");
+                + " 300 s: 0/1 nodes are available: 1 Insufficient nvidia.com/gpu\\.; events: FailedScheduling: 0/1 nodes"
+                + " are available: 1 Insufficient nvidia.com/gpu\\.");
         assertThat(time.elapsed()).isEqualTo(Duration.ofSeconds(300));
         client.pods().inNamespace(NS).withName("training-job").delete();
     }
 
     @Test
     void aFailedPodIsARuntimeFailureQuotingTheLog() {
-        cluster.outcome(SchedulerAndKubelet.Outcome.FAIL);
+        cluster.outcome(ScriptedNode.Outcome.FAIL);
 
         assertFailure(() -> cuda().validate(), Layer.RUNTIME, "pod nvidia-cuda-validator-[\\w-]+ failed on gpu-node-1:"
                 + " container cuda-validation exited 1 \\(Error\\); last log line: 'Failed to allocate device vector A"
-                + " \\(error code CUDA driver version is insufficient for CUDA runtime version\\)!'");
+                + " \\(error code " + ScriptedNode.CUDA_ERROR + "\\)!'");
     }
 
     @Test
     void aSucceededPodWithoutTestPassedIsARuntimeFailure() {
-        cluster.outcome(SchedulerAndKubelet.Outcome.NO_PASS_LINE);
+        cluster.outcome(ScriptedNode.Outcome.NO_PASS_LINE);
 
         assertFailure(() -> cuda().validate(), Layer.RUNTIME, "pod nvidia-cuda-validator-[\\w-]+ succeeded but its log"
                 + " has no 'Test PASSED' \\(last line: 'Done'\\)");
@@ -186,7 +190,7 @@ class SamplePodValidationIT {
 
     @Test
     void aSampleThatNeverEndsTimesOutAfterSixtyPolls() {
-        cluster.outcome(SchedulerAndKubelet.Outcome.HANG);
+        cluster.outcome(ScriptedNode.Outcome.HANG);
 
         assertFailure(() -> cuda().validate(), Layer.RUNTIME, "pod nvidia-cuda-validator-[\\w-]+ was still Running on"
                 + " gpu-node-1 after 300 s; the CUDA sample did not finish \\(GPU hung\\?\\)");
@@ -195,7 +199,7 @@ class SamplePodValidationIT {
 
     @Test
     void anImageThatDoesNotPullIsARuntimeFailure() {
-        cluster.outcome(SchedulerAndKubelet.Outcome.IMAGE_PULL_BACKOFF);
+        cluster.outcome(ScriptedNode.Outcome.IMAGE_PULL_BACKOFF);
 
         assertFailure(() -> cuda(6).validate(), Layer.RUNTIME, "pod nvidia-cuda-validator-[\\w-]+ stayed Pending on"
                 + " gpu-node-1 for 30 s: container cuda-validation waiting: ImagePullBackOff: Back-off pulling image"
@@ -204,7 +208,7 @@ class SamplePodValidationIT {
 
     @Test
     void aMissingRuntimeIsExplainedByThePodsEvents() {
-        cluster.outcome(SchedulerAndKubelet.Outcome.NO_SANDBOX);
+        cluster.outcome(ScriptedNode.Outcome.NO_SANDBOX);
 
         assertFailure(() -> cuda(6).validate(), Layer.RUNTIME, "pod nvidia-cuda-validator-[\\w-]+ stayed Pending on"
                 + " gpu-node-1 for 30 s: container cuda-validation waiting: ContainerCreating; events:"

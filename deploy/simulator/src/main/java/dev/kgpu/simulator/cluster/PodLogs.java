@@ -1,22 +1,26 @@
 package dev.kgpu.simulator.cluster;
 
+import dev.kgpu.validator.kubernetes.testing.ContainerLogs;
+
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Container logs of the simulated node's pods, which the API server serves on {@code pods/log} (the CRUD
- * server stores objects, not logs). Written by the pod runner, dropped when the pod is deleted.
+ * server stores objects, not logs). Written by the node's {@code SchedulerAndKubelet} as containers start,
+ * dropped when the pod is deleted.
  *
  * <p>Thread-safe.
  */
-public final class PodLogs {
+public final class PodLogs implements ContainerLogs {
 
     private record Key(String namespace, String pod, String container) {
     }
 
     private final Map<Key, String> logs = new ConcurrentHashMap<>();
 
+    @Override
     public void put(String namespace, String pod, String container, String log) {
         logs.put(new Key(namespace, pod, container), log);
     }
@@ -32,6 +36,7 @@ public final class PodLogs {
     }
 
     /** Forgets every log of the pod. */
+    @Override
     public void remove(String namespace, String pod) {
         logs.keySet().removeIf(k -> k.namespace().equals(namespace) && k.pod().equals(pod));
     }

@@ -1,15 +1,24 @@
 package dev.kgpu.simulator.cluster;
 
 import dev.kgpu.exporter.podresources.testing.FakePodResourcesServer;
+import dev.kgpu.plugin.kubelet.v1beta1.ContainerAllocateResponse;
+import dev.kgpu.plugin.kubelet.v1beta1.Mount;
 import dev.kgpu.plugin.testing.kubelet.KubeletListener;
 import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
 import dev.kgpu.plugin.testing.kubelet.NodeStatusPublisher;
 import dev.kgpu.plugin.testing.kubelet.PodAdmission;
 import dev.kgpu.plugin.testing.kubelet.PodAllocation;
+import dev.kgpu.plugin.testing.kubelet.PodSpec;
+import dev.kgpu.validator.kubernetes.testing.DeviceInjection;
+import dev.kgpu.validator.kubernetes.testing.DeviceManager;
+import dev.kgpu.validator.kubernetes.testing.ExtendedResources;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -20,9 +29,15 @@ import java.util.Map;
  * with the device manager's admissions and releases. The Node's status is written on every change of the
  * device manager's devices, on its event thread, so the last write holds its latest state.
  *
- * <p>Pods are known to the device manager as {@code <namespace>/<name>}.
+ * <p>It is the {@link DeviceManager} of the node's {@code SchedulerAndKubelet} (validator's test-jar), which
+ * plays the kubelet's pod workers: a pod bound to the node is admitted through the real device plugin
+ * (GetPreferredAllocation, Allocate), one that does not fit is rejected as the kubelet rejects it
+ * ({@code OutOf<resource>}), and each container gets what Allocate answered. Pods are known to the device
+ * manager as {@code <namespace>/<name>}.
  */
-public final class SimulatedKubelet implements AutoCloseable {
+public final class SimulatedKubelet implements DeviceManager, AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(SimulatedKubelet.class.getName());
 
     private final KubeletSimulator devices;
     private final FakePodResourcesServer podResources;
@@ -66,6 +81,45 @@ public final class SimulatedKubelet implements AutoCloseable {
     /** The device manager's name of a pod. */
     public static String podKey(String namespace, String name) {
         return namespace + "/" + name;
+    }
+
+    @Override
+    public Admission admit(Pod pod) {
+        return switch (devices.admit(podSpec(pod))) {
+            case PodAdmission.Pending pending -> {
+                String resource = pending.reason().replaceFirst("^Insufficient ", "");
+                yield new Admission.Rejected("OutOf" + resource,
+                        "Pod was rejected: Node didn't have enough resource: " + resource);
+            }
+            case PodAdmission.Failed failed -> new Admission.Rejected(failed.reason(), failed.message());
+            case PodAdmission.Admitted admitted -> {
+                LOG.log(System.Logger.Level.INFO, "pod {0} admitted with devices {1}", admitted.podName(),
+                        admitted.allocation().containers().stream().map(PodAllocation.ContainerAllocation::deviceIds).toList());
+                Map<String, DeviceInjection> containers = new LinkedHashMap<>();
+                admitted.allocation().containers().forEach(c -> containers.put(c.name(), injection(c.response())));
+                yield new Admission.Admitted(containers);
+            }
+        };
+    }
+
+    @Override
+    public void release(Pod pod) {
+        devices.release(podKey(pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
+    }
+
+    /** The device manager's view of a pod: its containers' extended resources. */
+    static PodSpec podSpec(Pod pod) {
+        List<PodSpec.Container> containers = ExtendedResources.byContainer(pod).entrySet().stream()
+                .map(c -> new PodSpec.Container(c.getKey(), c.getValue())).toList();
+        return new PodSpec(podKey(pod.getMetadata().getNamespace(), pod.getMetadata().getName()), containers);
+    }
+
+    /** What the NVIDIA container toolkit reads from an Allocate response. */
+    static DeviceInjection injection(ContainerAllocateResponse response) {
+        return new DeviceInjection(response.getEnvsMap(),
+                response.getMountsList().stream().map(Mount::getContainerPath).toList(),
+                response.getAnnotationsMap(),
+                response.getCdiDevicesList().stream().map(d -> d.getName()).toList());
     }
 
     @Override

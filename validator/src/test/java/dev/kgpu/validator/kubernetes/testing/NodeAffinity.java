@@ -1,4 +1,4 @@
-package dev.kgpu.simulator.cluster;
+package dev.kgpu.validator.kubernetes.testing;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -9,20 +9,21 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** Whether a pod's node selector and required node affinity admit the node. */
-final class Placement {
+/**
+ * kube-scheduler's NodeAffinity filter: the pod's {@code nodeSelector} and required node affinity must admit
+ * the node (the validator pins its sample pods with {@code matchFields} on {@code metadata.name}).
+ */
+public final class NodeAffinity implements Scheduler {
 
-    private Placement() {
-    }
+    static final String MISMATCH = "node(s) didn't match Pod's node affinity/selector";
 
-    /** Why the node does not fit the pod, in the scheduler's words, or empty when it fits. */
-    static Optional<String> excludes(Pod pod, Node node) {
-        Map<String, String> labels = node == null || node.getMetadata().getLabels() == null
-                ? Map.of() : node.getMetadata().getLabels();
-        String name = node == null ? "" : node.getMetadata().getName();
+    @Override
+    public Optional<String> filter(Pod pod, Node node, List<Pod> podsOnNode) {
+        Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+        String name = node.getMetadata().getName();
         Map<String, String> selector = pod.getSpec().getNodeSelector();
         if (selector != null && selector.entrySet().stream().anyMatch(e -> !e.getValue().equals(labels.get(e.getKey())))) {
-            return Optional.of("node(s) didn't match Pod's node affinity/selector");
+            return Optional.of(MISMATCH);
         }
         var affinity = pod.getSpec().getAffinity();
         if (affinity == null || affinity.getNodeAffinity() == null
@@ -39,7 +40,7 @@ final class Placement {
                 && Optional.ofNullable(term.getMatchFields()).orElse(List.of()).stream()
                         .allMatch(r -> "metadata.name".equals(r.getKey())
                                 && matches(r.getOperator(), name, true, r.getValues())));
-        return anyTerm ? Optional.empty() : Optional.of("node(s) didn't match Pod's node affinity/selector");
+        return anyTerm ? Optional.empty() : Optional.of(MISMATCH);
     }
 
     private static boolean matches(String operator, String value, boolean present, List<String> values) {

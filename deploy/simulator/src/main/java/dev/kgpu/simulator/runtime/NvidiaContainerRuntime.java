@@ -5,18 +5,23 @@ import dev.kgpu.cdi.CdiNames;
 import dev.kgpu.cdi.NvidiaCdiGenerator;
 import dev.kgpu.simulator.gpu.SimulatedGpus;
 import dev.kgpu.simulator.gpu.SimulatedGpus.Visible;
+import dev.kgpu.validator.kubernetes.testing.ContainerRuntime;
+import dev.kgpu.validator.kubernetes.testing.DeviceInjection;
+import dev.kgpu.validator.kubernetes.testing.VectorAdd;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
- * The simulated node's container runtime with the NVIDIA container toolkit, reduced to what decides a GPU
- * container's fate: which devices it is given, and whether CUDA finds one it can run on.
+ * The simulated node's container runtime with the NVIDIA container toolkit, over the node's
+ * {@link SimulatedGpus}, reduced to what decides a GPU container's fate: which devices it is given, and whether
+ * CUDA finds one it can run on. The node's {@code SchedulerAndKubelet} (validator's test-jar) drives it.
  *
  * <ul>
  *   <li>Devices are read as the toolkit reads them: {@code NVIDIA_VISIBLE_DEVICES} from the device plugin's
@@ -32,32 +37,19 @@ import java.util.Set;
  *   <li>A CUDA vectorAdd sample (an image whose name or tag contains {@code vectoradd}, or the configured
  *       sample image) prints vectorAdd's real output and {@code Test PASSED} when it sees a device CUDA can
  *       run on (a GPU with MIG off, or a MIG device), else fails as CUDA does:
- *       {@code no CUDA-capable device is detected}.</li>
+ *       {@code no CUDA-capable device is detected} ({@link VectorAdd}).</li>
  *   <li>Any other container keeps running; its log lists the GPUs it sees, as {@code nvidia-smi -L} would.</li>
  * </ul>
  *
  * <p>Immutable; safe for concurrent use.
  */
-public final class ContainerRuntime {
+public final class NvidiaContainerRuntime implements ContainerRuntime {
 
     /** The toolkit's folder of device-name mounts (device-list strategy {@code volume-mounts}). */
     static final String DEVICE_MOUNT_FOLDER = "/var/run/nvidia-container-devices";
     static final String VISIBLE_DEVICES = "NVIDIA_VISIBLE_DEVICES";
     /** The CDI kinds whose device names are NVIDIA GPUs: the device plugin's and nvidia-ctk's. */
     static final List<String> GPU_CDI_KINDS = List.of(NvidiaCdiGenerator.DEVICE_PLUGIN_KIND, "nvidia.com/gpu");
-
-    static final String VECTOR_ADD_PASSED = """
-            [Vector addition of 50000 elements]
-            Copy input data from the host memory to the CUDA device
-            CUDA kernel launch with 196 blocks of 256 threads
-            Copy output data from the CUDA device to the host memory
-            Test PASSED
-            Done
-            """;
-    static final String VECTOR_ADD_NO_DEVICE = """
-            [Vector addition of 50000 elements]
-            Failed to allocate device vector A (error code no CUDA-capable device is detected)!
-            """;
 
     private final SimulatedGpus gpus;
     private final Optional<String> sampleImage;
@@ -68,17 +60,17 @@ public final class ContainerRuntime {
      *                    vectorAdd name ({@code KGPU_CUDA_SAMPLE_IMAGE})
      * @param cdi         the node's CDI spec directories, through which CDI names are resolved
      */
-    public ContainerRuntime(SimulatedGpus gpus, Optional<String> sampleImage, CdiInjection cdi) {
+    public NvidiaContainerRuntime(SimulatedGpus gpus, Optional<String> sampleImage, CdiInjection cdi) {
         this.gpus = gpus;
         this.sampleImage = sampleImage.filter(s -> !s.isBlank());
         this.cdi = cdi;
     }
 
-    /** Starts {@code container} and tells what becomes of it. */
-    public ContainerOutcome run(ContainerInput container) {
+    @Override
+    public ContainerOutcome start(ContainerStart container) {
         CdiInjection.Injected injected;
         try {
-            injected = cdi.inject(CdiInjection.requested(container.injection().cdiDevices(), container.injection().annotations()));
+            injected = cdi.inject(CdiInjection.requested(container.devices().cdiDevices(), container.devices().annotations()));
         } catch (CdiException e) {
             return new ContainerOutcome.Exited(128, "StartError", e.getMessage(), "");
         }
@@ -95,8 +87,8 @@ public final class ContainerRuntime {
         }
         if (isVectorAdd(container.image())) {
             return visible.stream().anyMatch(Visible::cudaCapable)
-                    ? new ContainerOutcome.Exited(0, "Completed", "", VECTOR_ADD_PASSED)
-                    : new ContainerOutcome.Exited(1, "Error", "", VECTOR_ADD_NO_DEVICE);
+                    ? new ContainerOutcome.Exited(0, "Completed", "", VectorAdd.PASSED)
+                    : new ContainerOutcome.Exited(1, "Error", "", VectorAdd.failed(VectorAdd.NO_CUDA_DEVICE));
         }
         StringBuilder log = new StringBuilder("kgpu simulated runtime: container ").append(container.name())
                 .append(" (").append(container.image()).append(") is running; ");
@@ -118,9 +110,9 @@ public final class ContainerRuntime {
     }
 
     /** The device ids the toolkit would inject, in order, without duplicates. */
-    List<String> requestedDevices(ContainerInput container) {
+    List<String> requestedDevices(ContainerStart container) {
         Set<String> ids = new LinkedHashSet<>();
-        GpuInjection injection = container.injection();
+        DeviceInjection injection = container.devices();
         String visible = injection.envs().getOrDefault(VISIBLE_DEVICES, container.env().get(VISIBLE_DEVICES));
         if (visible != null) {
             if (visible.strip().equals(DEVICE_MOUNT_FOLDER)) {
@@ -152,56 +144,16 @@ public final class ContainerRuntime {
         if (trimmed.equals("all")) {
             return gpus.gpus().stream().flatMap(g -> g.migEnabled() && !g.migDevices().isEmpty()
                     ? g.migDevices().stream().map(SimulatedGpus.Mig::uuid)
-                    : java.util.stream.Stream.of(g.uuid())).toList();
+                    : Stream.of(g.uuid())).toList();
         }
-        return java.util.Arrays.stream(trimmed.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+        return Arrays.stream(trimmed.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
     }
 
     /** Whether {@code image} is a CUDA vectorAdd sample. */
-    public boolean isVectorAdd(String image) {
+    boolean isVectorAdd(String image) {
         if (image == null) {
             return false;
         }
         return image.toLowerCase(Locale.ROOT).contains("vectoradd") || sampleImage.map(image::equals).orElse(false);
-    }
-
-    /**
-     * One container to start.
-     *
-     * @param env       the container's own env from the pod spec
-     * @param injection what the device plugin's Allocate gave it (empty when it asked for no device)
-     */
-    public record ContainerInput(String name, String image, Map<String, String> env, GpuInjection injection) {
-        public ContainerInput {
-            env = Map.copyOf(env);
-        }
-    }
-
-    /** The parts of an Allocate response the NVIDIA container toolkit reads. */
-    public record GpuInjection(Map<String, String> envs, List<String> mountContainerPaths,
-                               Map<String, String> annotations, List<String> cdiDevices) {
-        public GpuInjection {
-            envs = Map.copyOf(envs);
-            mountContainerPaths = List.copyOf(mountContainerPaths);
-            annotations = Map.copyOf(annotations);
-            cdiDevices = List.copyOf(cdiDevices);
-        }
-
-        public static GpuInjection none() {
-            return new GpuInjection(Map.of(), List.of(), Map.of(), List.of());
-        }
-    }
-
-    /** What became of a started container. */
-    public sealed interface ContainerOutcome {
-        String log();
-
-        /** It ran to its end (or could not start: exit 128, {@code StartError}). */
-        record Exited(int exitCode, String reason, String message, String log) implements ContainerOutcome {
-        }
-
-        /** It keeps running. */
-        record Running(String log) implements ContainerOutcome {
-        }
     }
 }

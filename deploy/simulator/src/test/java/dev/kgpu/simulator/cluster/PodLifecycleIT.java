@@ -1,7 +1,9 @@
 package dev.kgpu.simulator.cluster;
 
 import dev.kgpu.simulator.gpu.SimulatedGpus;
-import dev.kgpu.simulator.runtime.ContainerRuntime;
+import dev.kgpu.simulator.runtime.CdiInjection;
+import dev.kgpu.simulator.runtime.NvidiaContainerRuntime;
+import dev.kgpu.validator.kubernetes.testing.SchedulerAndKubelet;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -30,10 +32,12 @@ import java.util.function.Supplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The pod runner against the simulated API server and the kubelet simulator, with a two-GPU device plugin:
- * GPU 0 is a plain GPU, GPU 1 has MIG on (CUDA cannot run on it whole).
+ * A pod's life on the simulated node: the shared scheduler and kubelet ({@link SchedulerAndKubelet}) against the
+ * simulated API server, admitting through the simulated kubelet's device manager and a two-GPU device plugin,
+ * running containers with the NVIDIA container runtime. GPU 0 is a plain GPU, GPU 1 has MIG on (CUDA cannot run
+ * on it whole).
  */
-class PodRunnerIT {
+class PodLifecycleIT {
 
     private static final String NODE = "sim-node";
     private static final String PLAIN = "GPU-11111111-1111-4111-8111-111111111111";
@@ -47,7 +51,7 @@ class PodRunnerIT {
     private ApiServer api;
     private SimulatedKubelet kubelet;
     private FakeGpuPlugin plugin;
-    private PodRunner runner;
+    private SchedulerAndKubelet runner;
     private KubernetesClient client;
 
     @BeforeEach
@@ -60,12 +64,18 @@ class PodRunnerIT {
                 Map.of("cpu", new Quantity("2")));
         plugin = new FakeGpuPlugin(dir.resolve("dp/nvidia-gpu.sock"), List.of(PLAIN, MIG_ON))
                 .serveAndRegister(kubelet.devices().socket());
-        kubelet.devices().awaitResource("nvidia.com/gpu", r -> r.allocatable() == 2, Duration.ofSeconds(10));
+        kubelet.devices().awaitResource("nvidia.com/gpu", r -> r.allocatable() == 2, Duration.ofSeconds(60));
+        // the scheduler reads the Node's allocatable, which the kubelet publishes after its device list
+        await("the Node's allocatable", () -> client.nodes().withName(NODE).get(),
+                n -> n.getStatus() != null && n.getStatus().getAllocatable() != null
+                        && new Quantity("2").equals(n.getStatus().getAllocatable().get("nvidia.com/gpu")));
         SimulatedGpus gpus = SimulatedGpus.of("550.54.15", List.of(
                 new SimulatedGpus.Gpu(0, PLAIN, "NVIDIA A100-SXM4-80GB", 0, "0000:07:00.0", false, false, List.of()),
                 new SimulatedGpus.Gpu(1, MIG_ON, "NVIDIA A100-SXM4-80GB", 1, "0000:0f:00.0", false, true,
                         List.of(new SimulatedGpus.Mig(0, "MIG-33333333-3333-4333-8333-333333333333", "7g.80gb")))));
-        runner = new PodRunner(client, NODE, kubelet.devices(), new ContainerRuntime(gpus, Optional.empty(), new dev.kgpu.simulator.runtime.CdiInjection(List.of())), api.logs()).start();
+        runner = SchedulerAndKubelet.forNode(client, NODE).deviceManager(kubelet)
+                .runtime(new NvidiaContainerRuntime(gpus, Optional.empty(), new CdiInjection(List.of())))
+                .logs(api.logs()).start();
     }
 
     @AfterEach
@@ -192,7 +202,7 @@ class PodRunnerIT {
     }
 
     private static <T> T await(String what, Supplier<T> probe, Predicate<T> done) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         T last = null;
         while (System.nanoTime() - deadline < 0) {
             last = probe.get();

@@ -3,11 +3,11 @@ package dev.kgpu.simulator.runtime;
 import dev.kgpu.simulator.gpu.SimulatedGpus;
 import dev.kgpu.simulator.gpu.SimulatedGpus.Gpu;
 import dev.kgpu.simulator.gpu.SimulatedGpus.Mig;
-import dev.kgpu.simulator.runtime.ContainerRuntime.ContainerInput;
-import dev.kgpu.simulator.runtime.ContainerRuntime.ContainerOutcome;
-import dev.kgpu.simulator.runtime.ContainerRuntime.GpuInjection;
 import dev.kgpu.cdi.CdiSpec;
 import dev.kgpu.cdi.CdiSpecWriter;
+import dev.kgpu.validator.kubernetes.testing.ContainerRuntime.ContainerOutcome;
+import dev.kgpu.validator.kubernetes.testing.ContainerRuntime.ContainerStart;
+import dev.kgpu.validator.kubernetes.testing.DeviceInjection;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,7 +22,7 @@ import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class ContainerRuntimeTest {
+class NvidiaContainerRuntimeTest {
 
     private static final String FULL = "GPU-11111111-1111-4111-8111-111111111111";
     private static final String MIG_PARENT = "GPU-22222222-2222-4222-8222-222222222222";
@@ -41,7 +41,7 @@ class ContainerRuntimeTest {
     @TempDir
     static Path cdi;
 
-    private static ContainerRuntime runtime;
+    private static NvidiaContainerRuntime runtime;
 
     @BeforeAll
     static void writeSpecs() {
@@ -57,11 +57,11 @@ class ContainerRuntimeTest {
                             List.of(CdiSpec.DeviceNode.of("/dev/nvidia1", "/node/dev/nvidia1")), List.of(), List.of()))),
                     common));
         }
-        runtime = new ContainerRuntime(NODE, Optional.of("registry.example/my-sample:1"),
+        runtime = new NvidiaContainerRuntime(NODE, Optional.of("registry.example/my-sample:1"),
                 new CdiInjection(List.of(cdi.resolve("etc/cdi"), cdi.resolve("var/run/cdi"))));
     }
 
-    record Case(String description, GpuInjection injection, Map<String, String> env, int exitCode, List<String> devices) {
+    record Case(String description, DeviceInjection injection, Map<String, String> env, int exitCode, List<String> devices) {
         @Override
         public String toString() {
             return description;
@@ -76,35 +76,39 @@ class ContainerRuntimeTest {
                         List.of(MIG_PARENT)),
                 new Case("index strategy, GPU 0", envs("0"), Map.of(), 0, List.of("0")),
                 new Case("index strategy, MIG device 1:0", envs("1:0"), Map.of(), 0, List.of("1:0")),
-                new Case("volume-mounts strategy", new GpuInjection(
+                new Case("volume-mounts strategy", new DeviceInjection(
                         Map.of("NVIDIA_VISIBLE_DEVICES", "/var/run/nvidia-container-devices"),
                         List.of("/var/run/nvidia-container-devices/" + FULL), Map.of(), List.of()), Map.of(), 0, List.of(FULL)),
-                new Case("cdi-annotations strategy", new GpuInjection(Map.of(), List.of(),
+                new Case("cdi-annotations strategy", new DeviceInjection(Map.of(), List.of(),
                         Map.of("cdi.k8s.io/nvidia-device-plugin_abc", "nvidia.com/gpu=" + FULL), List.of()), Map.of(), 0,
                         List.of(FULL)),
-                new Case("cdi-cri strategy", new GpuInjection(Map.of(), List.of(), Map.of(), List.of("nvidia.com/gpu=" + MIG)),
+                new Case("cdi-cri strategy", new DeviceInjection(Map.of(), List.of(), Map.of(), List.of("nvidia.com/gpu=" + MIG)),
                         Map.of(), 0, List.of(MIG)),
-                new Case("the device plugin's CDI kind", new GpuInjection(Map.of(), List.of(), Map.of(),
+                new Case("the device plugin's CDI kind", new DeviceInjection(Map.of(), List.of(), Map.of(),
                         List.of(PLUGIN_KIND + "=" + FULL)), Map.of(), 0, List.of(FULL)),
-                new Case("no allocation, NVIDIA_VISIBLE_DEVICES=all in the pod (NVIDIA's validator)", GpuInjection.none(),
+                new Case("no allocation, NVIDIA_VISIBLE_DEVICES=all in the pod (NVIDIA's validator)", DeviceInjection.none(),
                         Map.of("NVIDIA_VISIBLE_DEVICES", "all"), 0, List.of(FULL, MIG)),
                 new Case("the allocation's variable wins over the pod's", envs(MIG_PARENT),
                         Map.of("NVIDIA_VISIBLE_DEVICES", FULL), 1, List.of(MIG_PARENT)),
-                new Case("NVIDIA_VISIBLE_DEVICES=void", GpuInjection.none(), Map.of("NVIDIA_VISIBLE_DEVICES", "void"), 1, List.of()),
-                new Case("no GPU at all", GpuInjection.none(), Map.of(), 1, List.of()));
+                new Case("NVIDIA_VISIBLE_DEVICES=void", DeviceInjection.none(), Map.of("NVIDIA_VISIBLE_DEVICES", "void"), 1, List.of()),
+                new Case("no GPU at all", DeviceInjection.none(), Map.of(), 1, List.of()));
     }
 
-    private static GpuInjection envs(String visible) {
-        return new GpuInjection(Map.of("NVIDIA_VISIBLE_DEVICES", visible), List.of(), Map.of(), List.of());
+    private static ContainerStart container(String name, String image, Map<String, String> env, DeviceInjection devices) {
+        return new ContainerStart("ml", "p", name, image, env, devices);
+    }
+
+    private static DeviceInjection envs(String visible) {
+        return new DeviceInjection(Map.of("NVIDIA_VISIBLE_DEVICES", visible), List.of(), Map.of(), List.of());
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("vectorAddCases")
     void vectorAddPassesOnlyWithADeviceCudaCanRunOn(Case c) {
-        ContainerInput container = new ContainerInput("cuda", SAMPLE, c.env(), c.injection());
+        ContainerStart container = container("cuda", SAMPLE, c.env(), c.injection());
 
         assertThat(runtime.requestedDevices(container)).containsExactlyElementsOf(c.devices());
-        ContainerOutcome outcome = runtime.run(container);
+        ContainerOutcome outcome = runtime.start(container);
 
         assertThat(outcome).isInstanceOfSatisfying(ContainerOutcome.Exited.class, exited -> {
             assertThat(exited.exitCode()).isEqualTo(c.exitCode());
@@ -121,7 +125,7 @@ class ContainerRuntimeTest {
 
     @Test
     void anUnknownDeviceFailsTheContainerAtStartAsTheToolkitDoes() {
-        ContainerOutcome outcome = runtime.run(new ContainerInput("cuda", SAMPLE, Map.of(), envs("GPU-deadbeef")));
+        ContainerOutcome outcome = runtime.start(container("cuda", SAMPLE, Map.of(), envs("GPU-deadbeef")));
 
         assertThat(outcome).isInstanceOfSatisfying(ContainerOutcome.Exited.class, exited -> {
             assertThat(exited.exitCode()).isEqualTo(128);
@@ -132,7 +136,7 @@ class ContainerRuntimeTest {
 
     @Test
     void anUnresolvableCdiNameFailsTheContainerWithContainerdsError() {
-        ContainerOutcome outcome = runtime.run(new ContainerInput("cuda", SAMPLE, Map.of(), new GpuInjection(Map.of(),
+        ContainerOutcome outcome = runtime.start(container("cuda", SAMPLE, Map.of(), new DeviceInjection(Map.of(),
                 List.of(), Map.of(), List.of(PLUGIN_KIND + "=" + FULL, PLUGIN_KIND + "=GPU-deadbeef"))));
 
         assertThat(outcome).isInstanceOfSatisfying(ContainerOutcome.Exited.class, exited -> {
@@ -145,8 +149,8 @@ class ContainerRuntimeTest {
 
     @Test
     void aContainerGivenCdiDevicesSeesTheirNodesAndLibraries() {
-        ContainerOutcome outcome = runtime.run(new ContainerInput("main", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
-                Map.of(), new GpuInjection(Map.of(), List.of(), Map.of(), List.of(PLUGIN_KIND + "=" + FULL))));
+        ContainerOutcome outcome = runtime.start(container("main", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
+                Map.of(), new DeviceInjection(Map.of(), List.of(), Map.of(), List.of(PLUGIN_KIND + "=" + FULL))));
 
         assertThat(outcome).isInstanceOfSatisfying(ContainerOutcome.Running.class, running -> assertThat(running.log())
                 .contains("GPU 0: NVIDIA A100-SXM4-80GB (UUID: " + FULL + ")",
@@ -159,7 +163,7 @@ class ContainerRuntimeTest {
 
     @Test
     void otherContainersKeepRunningAndListTheirGpus() {
-        ContainerOutcome outcome = runtime.run(new ContainerInput("main", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
+        ContainerOutcome outcome = runtime.start(container("main", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
                 Map.of(), envs(FULL + "," + MIG)));
 
         assertThat(outcome).isInstanceOfSatisfying(ContainerOutcome.Running.class, running -> assertThat(running.log())

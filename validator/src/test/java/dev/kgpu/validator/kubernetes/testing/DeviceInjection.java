@@ -1,0 +1,29 @@
+package dev.kgpu.validator.kubernetes.testing;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the kubelet hands the container runtime for one container from its device managers (a device plugin's
+ * Allocate response): the parts a container runtime with the NVIDIA container toolkit reads.
+ *
+ * @param envs                variables, e.g. {@code NVIDIA_VISIBLE_DEVICES}
+ * @param mountContainerPaths where mounts appear in the container (device names under the toolkit's folder)
+ * @param annotations         e.g. {@code cdi.k8s.io/*} with CDI device names
+ * @param cdiDevices          fully qualified CDI device names, e.g. {@code nvidia.com/gpu=0}
+ */
+public record DeviceInjection(Map<String, String> envs, List<String> mountContainerPaths,
+                              Map<String, String> annotations, List<String> cdiDevices) {
+
+    public DeviceInjection {
+        envs = Map.copyOf(envs);
+        mountContainerPaths = List.copyOf(mountContainerPaths);
+        annotations = Map.copyOf(annotations);
+        cdiDevices = List.copyOf(cdiDevices);
+    }
+
+    /** A container that asked for no device. */
+    public static DeviceInjection none() {
+        return new DeviceInjection(Map.of(), List.of(), Map.of(), List.of());
+    }
+}
