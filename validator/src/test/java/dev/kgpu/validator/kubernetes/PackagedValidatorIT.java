@@ -101,7 +101,9 @@ class PackagedValidatorIT {
 
     @Test
     void validatesTheWholeNodeAndReportsItReady() throws IOException {
-        awaitReady(Duration.ofSeconds(60));
+        // a start and a whole pass with two sample pods at a 1 s poll: seconds on a quiet machine, generous for
+        // a loaded one (only a failure waits this long)
+        awaitReady(Duration.ofSeconds(180));
 
         given().get("/q/health/ready").then().statusCode(200)
                 .body("checks[0].name", equalTo("gpu-node-validation"))
