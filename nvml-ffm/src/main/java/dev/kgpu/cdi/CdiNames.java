@@ -104,4 +104,20 @@ public final class CdiNames {
         requireKind(kind);
         return kind.replace('/', '-') + extension;
     }
+
+    /**
+     * The file name of a transient spec, one that lives as long as something else (a DRA claim), as the CDI
+     * library's {@code GenerateTransientSpecName} builds it: {@code <vendor>-<class>_<id>} plus the extension, e.g.
+     * {@code k8s.gpu.nvidia.com-claim_<claim UID>.json}.
+     *
+     * @throws CdiException when the kind or {@code id} cannot make a file name
+     */
+    public static String transientSpecFileName(String kind, String id, String extension) {
+        requireKind(kind);
+        if (id == null || id.isEmpty() || !DEVICE.matcher(id).matches() || id.contains(":")) {
+            throw new CdiException("transient spec id was '" + id + "' but it must start and end with a letter or digit"
+                    + " and hold only letters, digits, '_', '-' and '.'");
+        }
+        return kind.replace('/', '-') + "_" + id + extension;
+    }
 }

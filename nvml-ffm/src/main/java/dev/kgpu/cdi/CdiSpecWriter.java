@@ -7,13 +7,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * Writes and removes the spec of one kind in a CDI spec directory ({@code KGPU_CDI_SPEC_DIR}, default
  * {@code /var/run/cdi}), as the CDI library's {@code WriteSpec} does: the directory is created (0755), the JSON goes
  * to a temporary {@code spec.*.tmp} next to the target and is renamed over it, so a runtime reading the directory
- * sees the old spec or the new one, never half of one. The file is {@code <vendor>-<class>.json} (0644).
+ * sees the old spec or the new one, never half of one. The file is {@code <vendor>-<class>.json} (0644), or for a
+ * transient spec (one per DRA claim) {@code <vendor>-<class>_<id>.json}.
  *
  * <p>Thread-safe: each write uses its own temporary file.
  */
@@ -44,8 +46,45 @@ public final class CdiSpecWriter {
      * @throws CdiException when the spec is invalid or cannot be written (nothing is left half-written)
      */
     public Path write(CdiSpec spec) {
+        return writeTo(spec, fileFor(spec.kind()));
+    }
+
+    /** Where the transient spec of {@code kind} for {@code id} goes ({@link CdiNames#transientSpecFileName}). */
+    public Path transientFileFor(String kind, String id) {
+        return directory.resolve(CdiNames.transientSpecFileName(kind, id, ".json"));
+    }
+
+    /**
+     * Validates {@code spec} and replaces its transient spec file for {@code id}, e.g. a DRA claim's
+     * {@code k8s.gpu.nvidia.com-claim_<uid>.json}, the same way as {@link #write(CdiSpec)}.
+     *
+     * @return the file written
+     * @throws CdiException when the spec is invalid or cannot be written (nothing is left half-written)
+     */
+    public Path writeTransient(CdiSpec spec, String id) {
+        return writeTo(spec, transientFileFor(spec.kind(), id));
+    }
+
+    /**
+     * Removes the transient spec of {@code kind} for {@code id}, as JSON and as YAML (another writer's), if there is one.
+     *
+     * @return whether a file was removed
+     */
+    public boolean removeTransient(String kind, String id) {
+        boolean removed = false;
+        for (String extension : List.of(".json", ".yaml")) {
+            Path target = directory.resolve(CdiNames.transientSpecFileName(kind, id, extension));
+            try {
+                removed |= Files.deleteIfExists(target);
+            } catch (IOException e) {
+                throw new CdiException("CDI spec " + target + " could not be removed: " + e.getMessage(), e);
+            }
+        }
+        return removed;
+    }
+
+    private Path writeTo(CdiSpec spec, Path target) {
         CdiVersion.requireValid(spec);
-        Path target = fileFor(spec.kind());
         Path temporary = null;
         try {
             Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));

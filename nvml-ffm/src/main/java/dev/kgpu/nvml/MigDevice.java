@@ -25,6 +25,9 @@ public interface MigDevice {
     /** The profile this device was created from, with its canonical name such as {@code 1g.10gb}. */
     MigProfile profile();
 
+    /** Where its GPU instance sits on the GPU: profile id and memory slices ({@code nvmlGpuInstanceGetInfo}). */
+    MigPlacement placement();
+
     /** Framebuffer memory of this MIG device now. */
     MemoryInfo memory();
 

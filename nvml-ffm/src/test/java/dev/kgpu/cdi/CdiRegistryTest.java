@@ -87,4 +87,24 @@ class CdiRegistryTest {
         assertThat(writer.remove("k8s.device-plugin.nvidia.com/gpu")).isFalse();
         assertThat(file).doesNotExist();
     }
+
+    @Test
+    void transientSpecsAreOnePerIdAndResolveBesideEachOther() throws IOException {
+        CdiSpecWriter writer = new CdiSpecWriter(dir.resolve("cdi"));
+        Path first = writer.writeTransient(spec("k8s.gpu.nvidia.com/claim", "C=1", Map.of("uid-1-gpu-0", "D=0")), "uid-1");
+        Path second = writer.writeTransient(spec("k8s.gpu.nvidia.com/claim", "C=2", Map.of("uid-2-gpu-1", "D=1")), "uid-2");
+        Files.writeString(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-3.yaml"), "written by another driver");
+
+        assertThat(first).isEqualTo(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-1.json"));
+        assertThat(second).isEqualTo(writer.transientFileFor("k8s.gpu.nvidia.com/claim", "uid-2"));
+        CdiRegistry registry = CdiRegistry.load(List.of(dir.resolve("cdi")));
+        assertThat(registry.resolve(List.of("k8s.gpu.nvidia.com/claim=uid-2-gpu-1", "k8s.gpu.nvidia.com/claim=uid-1-gpu-0")).env())
+                .containsExactly("C=2", "D=1", "C=1", "D=0");
+        assertThat(writer.removeTransient("k8s.gpu.nvidia.com/claim", "uid-1")).isTrue();
+        assertThat(writer.removeTransient("k8s.gpu.nvidia.com/claim", "uid-1")).as("idempotent").isFalse();
+        assertThat(writer.removeTransient("k8s.gpu.nvidia.com/claim", "uid-3")).as("the YAML another writer left").isTrue();
+        assertThat(second).exists();
+        assertThatThrownBy(() -> writer.writeTransient(spec("k8s.gpu.nvidia.com/claim", "C=1", Map.of("x", "D=0")), "../x"))
+                .hasMessageStartingWith("transient spec id was '../x'");
+    }
 }

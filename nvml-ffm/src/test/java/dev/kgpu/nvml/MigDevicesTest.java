@@ -31,6 +31,7 @@ class MigDevicesTest {
                 assertThat(gpu.migMode()).contains(new MigMode(true, true));
                 List<?> expectedDevices = (List<?>) MockProfile.value(profile.gpu(gpu.index()), "mig.devices").orElseThrow();
                 List<MigDevice> devices = gpu.migDevices();
+                List<?> gpuInstances = (List<?>) MockProfile.value(profile.gpu(gpu.index()), "mig.gpuInstances").orElseThrow();
 
                 assertThat(devices).hasSize(expectedDevices.size());
                 expectedTotal += expectedDevices.size();
@@ -53,6 +54,12 @@ class MigDevicesTest {
                     assertThat(mig.profile().memoryMiB()).isEqualTo(number(expected, "attributes.memorySizeMB").longValue());
                     assertThat(mig.profile().multiprocessorCount())
                             .isEqualTo(number(expected, "attributes.multiprocessorCount").intValue());
+                    @SuppressWarnings("unchecked") Map<String, Object> instance = (Map<String, Object>) gpuInstances.stream()
+                            .filter(gi -> number((Map<String, Object>) gi, "id").intValue() == mig.gpuInstanceId())
+                            .findFirst().orElseThrow();
+                    assertThat(mig.placement()).as("placement of %s", mig.uuid()).isEqualTo(new MigPlacement(
+                            number(instance, "profileId").intValue(), number(instance, "placement.start").intValue(),
+                            number(instance, "placement.size").intValue()));
                     assertThat(mig.memory().totalBytes()).isEqualTo(number(expected, "memory.totalBytes").longValue());
                     assertThat(mig.openGpmSampler().isPresent()).as("GPM on Hopper only").isEqualTo(gpu.gpmSupported());
                     mig.openGpmSampler().ifPresent(GpmSampler::close);

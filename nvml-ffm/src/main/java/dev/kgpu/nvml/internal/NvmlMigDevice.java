@@ -4,10 +4,12 @@ import dev.kgpu.nvml.GpmSampler;
 import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.MemoryInfo;
 import dev.kgpu.nvml.MigDevice;
+import dev.kgpu.nvml.MigPlacement;
 import dev.kgpu.nvml.MigProfile;
 import dev.kgpu.nvml.internal.bindings.NvmlNative;
 import dev.kgpu.nvml.internal.bindings.nvmlDeviceAttributes_st;
 import dev.kgpu.nvml.internal.bindings.nvmlGpuInstanceInfo_st;
+import dev.kgpu.nvml.internal.bindings.nvmlGpuInstancePlacement_st;
 import dev.kgpu.nvml.internal.bindings.nvmlGpuInstanceProfileInfo_st;
 import dev.kgpu.nvml.internal.bindings.nvmlMemory_st;
 
@@ -37,6 +39,7 @@ final class NvmlMigDevice implements MigDevice {
     private final int gpuInstanceId;
     private final int computeInstanceId;
     private final MigProfile profile;
+    private final MigPlacement placement;
 
     NvmlMigDevice(NvmlGpu parent, int index, MemorySegment handle, String uuid) {
         this.parent = parent;
@@ -63,7 +66,11 @@ final class NvmlMigDevice implements MigDevice {
             int jpegs = nvmlDeviceAttributes_st.sharedJpegCount(attributes);
             int ofas = nvmlDeviceAttributes_st.sharedOfaCount(attributes);
 
-            int giProfile = gpuInstanceProfile(parent.handle(), gpuInstanceId, s);
+            MemorySegment info = gpuInstanceInfo(parent.handle(), gpuInstanceId, s);
+            MemorySegment slices = nvmlGpuInstanceInfo_st.placement(info);
+            this.placement = new MigPlacement(nvmlGpuInstanceInfo_st.profileId(info),
+                    nvmlGpuInstancePlacement_st.start(slices), nvmlGpuInstancePlacement_st.size(slices));
+            int giProfile = gpuInstanceProfile(parent.handle(), placement.profileId(), s);
             int profileSlices = MigProfiles.gpuInstanceSlices(giProfile);
             if (profileSlices > 0) {
                 gpuSlices = profileSlices;
@@ -82,13 +89,17 @@ final class NvmlMigDevice implements MigDevice {
         }
     }
 
-    /** The {@code NVML_GPU_INSTANCE_PROFILE_*} of GPU instance {@code gpuInstanceId} on {@code parent}. */
-    private static int gpuInstanceProfile(MemorySegment parent, int gpuInstanceId, MemorySegment s) {
+    /** GPU instance {@code gpuInstanceId}'s {@code nvmlGpuInstanceInfo_t}, in {@code s} at offset 64. */
+    private static MemorySegment gpuInstanceInfo(MemorySegment parent, int gpuInstanceId, MemorySegment s) {
         NvmlReturns.check(NvmlNative.nvmlDeviceGetGpuInstanceById(parent, gpuInstanceId, s), "nvmlDeviceGetGpuInstanceById");
         MemorySegment instance = s.get(ValueLayout.ADDRESS, 0);
         MemorySegment info = s.asSlice(64, nvmlGpuInstanceInfo_st.sizeof());
         NvmlReturns.check(NvmlNative.nvmlGpuInstanceGetInfo(instance, info), "nvmlGpuInstanceGetInfo");
-        int profileId = nvmlGpuInstanceInfo_st.profileId(info);
+        return info;
+    }
+
+    /** The {@code NVML_GPU_INSTANCE_PROFILE_*} whose profile info has {@code profileId} on {@code parent}. */
+    private static int gpuInstanceProfile(MemorySegment parent, int profileId, MemorySegment s) {
         MemorySegment profileInfo = s.asSlice(256, PROFILE_INFO_BYTES);
         for (int profile = 0; profile < MigProfiles.GPU_INSTANCE_PROFILE_COUNT; profile++) {
             int rc = NvmlNative.nvmlDeviceGetGpuInstanceProfileInfo(parent, profile, profileInfo);
@@ -131,6 +142,11 @@ final class NvmlMigDevice implements MigDevice {
     @Override
     public MigProfile profile() {
         return profile;
+    }
+
+    @Override
+    public MigPlacement placement() {
+        return placement;
     }
 
     @Override
