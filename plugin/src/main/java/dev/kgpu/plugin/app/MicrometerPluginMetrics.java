@@ -10,7 +10,9 @@ import jakarta.inject.Inject;
 /**
  * The plugin's counters, served at {@code /q/metrics}: {@code kgpu_plugin_registrations_total},
  * {@code kgpu_plugin_allocations_total} (by resource and result) and
- * {@code kgpu_plugin_health_transitions_total} (by the new health).
+ * {@code kgpu_plugin_health_transitions_total} (by the new health), and with the DRA driver
+ * {@code kgpu_plugin_dra_claims_total} (by operation and result) and {@code kgpu_plugin_dra_resourceslice_syncs_total}
+ * (by result).
  */
 @ApplicationScoped
 public class MicrometerPluginMetrics implements PluginMetrics {
@@ -33,6 +35,25 @@ public class MicrometerPluginMetrics implements PluginMetrics {
         Counter.builder("kgpu.plugin.health.transitions")
                 .description("Devices that changed health")
                 .tag("health", transition.healthy() ? "Healthy" : "Unhealthy")
+                .register(registry)
+                .increment();
+    }
+
+    @Override
+    public void claim(String operation, boolean success) {
+        Counter.builder("kgpu.plugin.dra.claims")
+                .description("DRA claims answered by NodePrepareResources (prepare) and NodeUnprepareResources (unprepare)")
+                .tag("operation", operation)
+                .tag("result", success ? "success" : "failure")
+                .register(registry)
+                .increment();
+    }
+
+    @Override
+    public void resourceSlicesPublished(boolean success) {
+        Counter.builder("kgpu.plugin.dra.resourceslice.syncs")
+                .description("Syncs of the node's ResourceSlices with the devices offered")
+                .tag("result", success ? "success" : "failure")
                 .register(registry)
                 .increment();
     }

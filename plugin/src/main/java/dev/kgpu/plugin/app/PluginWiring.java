@@ -3,25 +3,32 @@ package dev.kgpu.plugin.app;
 import dev.kgpu.agent.HangupSignal;
 import dev.kgpu.cdi.MigMinors;
 import dev.kgpu.plugin.cdi.CdiSpecPublisher;
-import dev.kgpu.plugin.kubelet.GrpcKubelet;
+import dev.kgpu.plugin.dra.DraDriver;
+import dev.kgpu.plugin.dra.DraStatus;
+import dev.kgpu.plugin.lifecycle.LifecycleListener;
 import dev.kgpu.plugin.lifecycle.PluginStatus;
 import dev.kgpu.plugin.lifecycle.PluginSupervisor;
 import dev.kgpu.plugin.nvml.MigCapabilities;
 import dev.kgpu.plugin.nvml.NvmlDeviceSource;
 import dev.kgpu.plugin.settings.PluginSettings;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * Builds the plugin from its settings and adapters (NVML, the kubelet's gRPC, Micrometer), relays SIGHUP to
+ * Builds the plugin from its settings and adapters (NVML, the kubelet's gRPC, Micrometer, and with the DRA driver the
+ * Kubernetes API), relays SIGHUP to
  * it, and holds it for the health checks. The entry point ({@code PluginMain}) decides when to start and
  * stop; this bean never exits the process itself, it asks Quarkus to.
  */
@@ -34,17 +41,29 @@ public class PluginWiring {
     @Inject
     MicrometerPluginMetrics metrics;
 
+    /** Built only when the DRA driver runs (it reads claims and writes ResourceSlices). */
+    @Inject
+    Instance<KubernetesClient> kubernetes;
+
     private volatile PluginSupervisor supervisor;
+    private volatile DraDriver draDriver;
     private volatile int exitStatus;
 
     /** Starts the plugin with {@code settings}; {@code reload} loads them again on SIGHUP. */
     public void start(PluginSettings settings, Supplier<PluginSettings> reload) {
         settings.warnings().forEach(w -> LOG.log(System.Logger.Level.WARNING, w.toString()));
         LOG.log(System.Logger.Level.INFO, "Running with config:\n{0}", settings.description());
+        List<LifecycleListener> listeners = new ArrayList<>();
+        listeners.add(new CdiSpecPublisher());
+        settings.dra().ifPresent(dra -> {
+            DraDriver driver = PluginAdapters.draDriver(dra, kubernetes.get(), metrics, PluginSupervisor.RETRIES);
+            draDriver = driver;
+            listeners.add(driver);
+        });
         PluginSupervisor started = new PluginSupervisor(settings, reload,
                 NvmlDeviceSource.factory(settings.nvml(), MigCapabilities.read(settings.procRoot().resolve(MigMinors.FILE))),
-                new GrpcKubelet(settings.socketDirectory(), settings.kubeletSocket(), metrics),
-                InstantSource.system(), metrics, PluginSupervisor.RETRIES, List.of(new CdiSpecPublisher()), this::giveUp);
+                PluginAdapters.kubelet(settings, metrics), InstantSource.system(), metrics, PluginSupervisor.RETRIES, listeners,
+                this::giveUp);
         supervisor = started;
         started.start();
         HangupSignal.relayTo(() -> {
@@ -74,6 +93,12 @@ public class PluginWiring {
     public PluginStatus status() {
         PluginSupervisor running = supervisor;
         return running == null ? PluginStatus.STARTING : running.status();
+    }
+
+    /** What the DRA driver has achieved so far; empty when it does not run. */
+    public Optional<DraStatus> draStatus() {
+        DraDriver driver = draDriver;
+        return driver == null ? Optional.empty() : Optional.of(driver.status());
     }
 
     private void giveUp(String reason) {

@@ -15,11 +15,11 @@ import dev.kgpu.plugin.settings.PluginSettings;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -102,9 +102,17 @@ public final class CdiSpecPublisher implements LifecycleListener {
     static List<NvidiaCdiGenerator.Gpu> devices(NodeInventory inventory, List<PluginResource> resources) {
         Set<PhysicalDevice> served = new LinkedHashSet<>();
         resources.forEach(r -> r.devices().stream().map(AdvertisedDevice::device).forEach(served::add));
+        return generatorGpus(inventory, served);
+    }
+
+    /**
+     * {@code devices} as the CDI generator takes them: each GPU among them whole, and each MIG device among them under
+     * its GPU, in NVML index order (MIG devices in their index order). Shared with the DRA driver's per-claim specs.
+     */
+    public static List<NvidiaCdiGenerator.Gpu> generatorGpus(NodeInventory inventory, Collection<? extends PhysicalDevice> devices) {
         Map<String, List<MigInstance>> migs = new LinkedHashMap<>();
         Set<String> whole = new LinkedHashSet<>();
-        for (PhysicalDevice device : served) {
+        for (PhysicalDevice device : devices) {
             switch (device) {
                 case Gpu gpu -> whole.add(gpu.uuid());
                 case MigInstance mig -> migs.computeIfAbsent(mig.parentUuid(), k -> new ArrayList<>()).add(mig);
@@ -113,23 +121,17 @@ public final class CdiSpecPublisher implements LifecycleListener {
         List<NvidiaCdiGenerator.Gpu> gpus = new ArrayList<>();
         for (Gpu gpu : inventory.gpus().stream().sorted(Comparator.comparingInt(Gpu::index)).toList()) {
             if (whole.contains(gpu.uuid())) {
-                gpus.add(new NvidiaCdiGenerator.Gpu(gpu.index(), gpu.uuid(), gpu.minor(), sysfsBusId(gpu.pciBusId()),
-                        false, List.of()));
+                gpus.add(new NvidiaCdiGenerator.Gpu(gpu.index(), gpu.uuid(), gpu.minor(), gpu.pciAddress(), false, List.of()));
             }
             List<MigInstance> its = migs.getOrDefault(gpu.uuid(), List.of());
             if (!its.isEmpty()) {
-                gpus.add(new NvidiaCdiGenerator.Gpu(gpu.index(), gpu.uuid(), gpu.minor(), sysfsBusId(gpu.pciBusId()),
-                        true, its.stream().sorted(Comparator.comparingInt(MigInstance::migIndex))
-                        .map(m -> new NvidiaCdiGenerator.Mig(m.migIndex(), m.uuid(), m.gpuInstanceId(), m.computeInstanceId()))
-                        .toList()));
+                gpus.add(new NvidiaCdiGenerator.Gpu(gpu.index(), gpu.uuid(), gpu.minor(), gpu.pciAddress(), true,
+                        its.stream().sorted(Comparator.comparingInt(MigInstance::migIndex))
+                                .map(m -> new NvidiaCdiGenerator.Mig(m.migIndex(), m.uuid(), m.gpuInstanceId(),
+                                        m.computeInstanceId()))
+                                .toList()));
             }
         }
         return gpus;
-    }
-
-    /** NVML's {@code 00000000:07:00.0} as sysfs names it, {@code 0000:07:00.0}. */
-    static String sysfsBusId(String nvmlBusId) {
-        String lower = nvmlBusId.toLowerCase(Locale.ROOT);
-        return lower.length() > 12 ? lower.substring(lower.length() - 12) : lower;
     }
 }

@@ -15,9 +15,10 @@ import java.util.OptionalInt;
  * @param numaNode    the GPU's NUMA node, when known
  * @param migEnabled  whether MIG mode is on now
  * @param migDevices  the MIG devices configured on it (empty unless {@code migEnabled})
+ * @param details     what only dynamic resource allocation publishes: brand, architecture, memory
  */
 public record Gpu(int index, String uuid, String productName, int minor, String pciBusId, OptionalInt numaNode,
-                  boolean migEnabled, List<MigInstance> migDevices) implements PhysicalDevice {
+                  boolean migEnabled, List<MigInstance> migDevices, GpuDetails details) implements PhysicalDevice {
 
     public Gpu {
         Objects.requireNonNull(uuid, "uuid");
@@ -25,6 +26,22 @@ public record Gpu(int index, String uuid, String productName, int minor, String 
         Objects.requireNonNull(pciBusId, "pciBusId");
         Objects.requireNonNull(numaNode, "numaNode");
         migDevices = List.copyOf(migDevices);
+        Objects.requireNonNull(details, "details");
+    }
+
+    /** A GPU whose details are not known ({@link GpuDetails#UNKNOWN}), as the device plugin alone needs it. */
+    public Gpu(int index, String uuid, String productName, int minor, String pciBusId, OptionalInt numaNode,
+               boolean migEnabled, List<MigInstance> migDevices) {
+        this(index, uuid, productName, minor, pciBusId, numaNode, migEnabled, migDevices, GpuDetails.UNKNOWN);
+    }
+
+    /**
+     * The PCI address as sysfs and Kubernetes write it, {@code 0000:07:00.0} (NVML's {@code 00000000:07:00.0} lower-cased,
+     * with a four-digit domain), as go-nvlib's {@code GetPCIBusID} returns it.
+     */
+    public String pciAddress() {
+        String lower = pciBusId.toLowerCase(java.util.Locale.ROOT);
+        return lower.length() > 12 ? lower.substring(lower.length() - 12) : lower;
     }
 
     @Override

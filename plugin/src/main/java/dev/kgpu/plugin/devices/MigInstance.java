@@ -18,10 +18,11 @@ import java.util.OptionalInt;
  * @param numaNode          the parent GPU's NUMA node, when known
  * @param capabilityMinors  minors of {@code /dev/nvidia-caps/nvidia-cap<N>} that grant access to this device
  *                          (GPU-instance and compute-instance access), empty when the driver does not publish them
+ * @param details           its placement and size, which dynamic resource allocation publishes
  */
 public record MigInstance(String uuid, int parentIndex, String parentUuid, int parentMinor, int migIndex,
                           int gpuInstanceId, int computeInstanceId, String profile, OptionalInt numaNode,
-                          List<Integer> capabilityMinors) implements PhysicalDevice {
+                          List<Integer> capabilityMinors, MigDetails details) implements PhysicalDevice {
 
     public MigInstance {
         Objects.requireNonNull(uuid, "uuid");
@@ -29,6 +30,24 @@ public record MigInstance(String uuid, int parentIndex, String parentUuid, int p
         Objects.requireNonNull(profile, "profile");
         Objects.requireNonNull(numaNode, "numaNode");
         capabilityMinors = List.copyOf(capabilityMinors);
+        Objects.requireNonNull(details, "details");
+    }
+
+    /** A MIG device whose placement and size are not known ({@link MigDetails#UNKNOWN}), as the device plugin alone needs it. */
+    public MigInstance(String uuid, int parentIndex, String parentUuid, int parentMinor, int migIndex,
+                       int gpuInstanceId, int computeInstanceId, String profile, OptionalInt numaNode,
+                       List<Integer> capabilityMinors) {
+        this(uuid, parentIndex, parentUuid, parentMinor, migIndex, gpuInstanceId, computeInstanceId, profile, numaNode,
+                capabilityMinors, MigDetails.UNKNOWN);
+    }
+
+    /**
+     * Whether its compute instance spans its whole GPU instance ({@code 1g.10gb}, {@code 1g.10gb+me}: yes;
+     * {@code 1c.2g.20gb}: no). NVIDIA serves only those that do, both as a device plugin (strategy mixed) and as a
+     * DRA driver.
+     */
+    public boolean spansGpuInstance() {
+        return !profile.matches("^[0-9]+c\\..*");
     }
 
     @Override

@@ -14,14 +14,22 @@ public final class NodeInventory {
 
     private final List<Gpu> gpus;
     private final Map<String, GpuLink> links;
+    private final DriverInfo driver;
 
     /**
-     * @param links the connection of each unordered pair of GPUs, keyed by {@link #pairKey(String, String)};
-     *              pairs without an entry count as {@link PcieProximity#ACROSS_NUMA_NODES} with no NVLink
+     * @param links  the connection of each unordered pair of GPUs, keyed by {@link #pairKey(String, String)};
+     *               pairs without an entry count as {@link PcieProximity#ACROSS_NUMA_NODES} with no NVLink
+     * @param driver the driver's and CUDA's versions
      */
-    public NodeInventory(List<Gpu> gpus, Map<String, GpuLink> links) {
+    public NodeInventory(List<Gpu> gpus, Map<String, GpuLink> links, DriverInfo driver) {
         this.gpus = List.copyOf(gpus);
         this.links = Map.copyOf(links);
+        this.driver = Objects.requireNonNull(driver, "driver");
+    }
+
+    /** An inventory whose driver versions are not known ({@link DriverInfo#UNKNOWN}). */
+    public NodeInventory(List<Gpu> gpus, Map<String, GpuLink> links) {
+        this(gpus, links, DriverInfo.UNKNOWN);
     }
 
     public static NodeInventory withoutTopology(List<Gpu> gpus) {
@@ -30,6 +38,10 @@ public final class NodeInventory {
 
     public List<Gpu> gpus() {
         return gpus;
+    }
+
+    public DriverInfo driver() {
+        return driver;
     }
 
     public Optional<Gpu> gpu(String uuid) {

@@ -82,6 +82,17 @@ public final class HealthTracker {
         }
     }
 
+    /** Why device {@code uuid} is not Healthy (an XID, NVML lost, a failed probe, not tracked); empty when it is. */
+    public Optional<String> problem(String uuid) {
+        synchronized (lock) {
+            Unit unit = units.get(uuid);
+            if (unit == null) {
+                return Optional.of("its health is not watched");
+            }
+            return unit.healthy() ? Optional.empty() : Optional.of(unit.reason());
+        }
+    }
+
     /**
      * An XID event from NVML. {@code gpuInstanceId}/{@code computeInstanceId} are empty when the error
      * concerns the whole GPU. A critical XID marks the devices it hits Unhealthy (a device already Unhealthy

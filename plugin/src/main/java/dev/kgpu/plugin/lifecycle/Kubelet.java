@@ -32,6 +32,37 @@ public interface Kubelet extends AutoCloseable {
     @Override
     void close();
 
+    /**
+     * No device-plugin API at all (the DRA driver alone, {@code KGPU_KUBELET_APIS=dra}): nothing is served or
+     * registered, and the device-plugins folder, which such a pod need not mount, is not watched.
+     */
+    static Kubelet none() {
+        return new Kubelet() {
+            @Override
+            public Endpoint serve(ResourceService service) throws IOException {
+                throw new IOException("the device-plugin API is not served (KGPU_KUBELET_APIS)");
+            }
+
+            @Override
+            public boolean registers() {
+                return false;
+            }
+
+            @Override
+            public Registration register(Endpoint endpoint) {
+                return new Registration.Refused("the device-plugin API is not served (KGPU_KUBELET_APIS)");
+            }
+
+            @Override
+            public void watch(Consumer<Change> changes) {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
     /** One resource served on its socket. */
     interface Endpoint {
 

@@ -19,6 +19,10 @@ sealed interface LifecycleEvent {
     record Retry(long generation) implements LifecycleEvent {
     }
 
+    /** A listener's task, scheduled through {@link Supervision#schedule}. */
+    record Task(Runnable task) implements LifecycleEvent {
+    }
+
     /** SIGTERM or shutdown: stop serving, remove the sockets, end the supervisor thread. */
     record Stop() implements LifecycleEvent {
     }

@@ -3,7 +3,8 @@ package dev.kgpu.plugin.lifecycle;
 import dev.kgpu.plugin.health.HealthTransition;
 
 /**
- * What the plugin counts: registrations with the kubelet, Allocate answers and health transitions. The
+ * What the plugin counts: registrations with the kubelet, Allocate answers, health transitions, DRA claims answered
+ * and ResourceSlice publications. The
  * Micrometer adapter ({@code dev.kgpu.plugin.app}) serves them at {@code /q/metrics}. Implementations must
  * be thread-safe and must not block.
  */
@@ -22,5 +23,13 @@ public interface PluginMetrics {
 
     /** A device changed health. */
     default void healthTransition(HealthTransition transition) {
+    }
+
+    /** A claim of a NodePrepareResources ({@code prepare}) or NodeUnprepareResources ({@code unprepare}) was answered. */
+    default void claim(String operation, boolean success) {
+    }
+
+    /** The node's ResourceSlices were brought up to date, or an attempt failed. */
+    default void resourceSlicesPublished(boolean success) {
     }
 }

@@ -8,16 +8,17 @@ import java.util.Set;
  *
  * @param running         the supervisor thread runs
  * @param devicesReadable the driver answered the last time the plugin (re)started
+ * @param devicePlugin    the device-plugin API is served at all (not with the DRA driver alone)
  * @param resources       the resources planned, by name
  * @param serving         resources whose gRPC server runs
  * @param registered      resources the kubelet accepted since their server (re)started
  * @param registering     whether registration is wanted at all (a kubelet socket is configured)
  * @param problems        what keeps the plugin from serving everything it should, now
  */
-public record PluginStatus(boolean running, boolean devicesReadable, List<String> resources, Set<String> serving,
-                           Set<String> registered, boolean registering, List<Problem> problems) {
+public record PluginStatus(boolean running, boolean devicesReadable, boolean devicePlugin, List<String> resources,
+                           Set<String> serving, Set<String> registered, boolean registering, List<Problem> problems) {
 
-    public static final PluginStatus STARTING = new PluginStatus(false, false, List.of(), Set.of(), Set.of(), true,
+    public static final PluginStatus STARTING = new PluginStatus(false, false, true, List.of(), Set.of(), Set.of(), true,
             List.of(new Problem.Starting()));
 
     public PluginStatus {
@@ -32,10 +33,13 @@ public record PluginStatus(boolean running, boolean devicesReadable, List<String
         return running && serving.containsAll(resources);
     }
 
-    /** Readiness: devices were read, there is something to serve, and every resource is registered. */
+    /**
+     * Readiness: devices were read and, when the device-plugin API is served, there is something to serve and every
+     * resource is registered.
+     */
     public boolean ready() {
-        return running && devicesReadable && !resources.isEmpty() && serving.containsAll(resources)
-                && (!registering || registered.containsAll(resources));
+        return running && devicesReadable && (!devicePlugin || (!resources.isEmpty() && serving.containsAll(resources)
+                && (!registering || registered.containsAll(resources))));
     }
 
     /** Something that keeps the plugin from serving everything it should; {@link #message()} says it in words. */

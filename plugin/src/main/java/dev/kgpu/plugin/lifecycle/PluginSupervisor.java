@@ -111,6 +111,22 @@ public final class PluginSupervisor {
         this.served = ServedResources.none(kubelet, metrics, health);
         this.thread = Thread.ofPlatform().name(THREAD_NAME).unstarted(this::loop);
         this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name(TIMER_THREAD).daemon(true).factory());
+        Supervision supervision = new Supervision() {
+            @Override
+            public HealthTracker health() {
+                return health;
+            }
+
+            @Override
+            public void schedule(Duration delay, Runnable task) {
+                try {
+                    timer.schedule(() -> queue.add(new LifecycleEvent.Task(task)), delay.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    // the supervisor stopped
+                }
+            }
+        };
+        this.listeners.forEach(l -> l.attached(supervision));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -210,6 +226,7 @@ public final class PluginSupervisor {
                     serveAndRegister();
                 }
             }
+            case LifecycleEvent.Task task -> task.task().run();
             case LifecycleEvent.Stop stop -> throw new IllegalStateException("Stop is handled by the loop");
         }
     }
@@ -255,7 +272,7 @@ public final class PluginSupervisor {
         }
         List<PluginResource> planned;
         try {
-            planned = candidate.planner().plan(inventory);
+            planned = candidate.devicePlugin() ? candidate.planner().plan(inventory) : List.of();
         } catch (ResourcePlanException e) {
             if (reloading) {
                 rejectReload(e.getMessage());
@@ -278,11 +295,13 @@ public final class PluginSupervisor {
 
     private void serve(NodeInventory inventory, List<PluginResource> planned) {
         dropServers();
-        List<PhysicalDevice> physical = new ArrayList<>(new LinkedHashSet<>(planned.stream()
-                .flatMap(r -> r.devices().stream().map(AdvertisedDevice::device)).toList()));
+        LinkedHashSet<PhysicalDevice> watched = new LinkedHashSet<>(planned.stream()
+                .flatMap(r -> r.devices().stream().map(AdvertisedDevice::device)).toList());
+        listeners.forEach(l -> watched.addAll(l.devices(settings, inventory)));
+        List<PhysicalDevice> physical = new ArrayList<>(watched);
         health.track(physical);
         served = ServedResources.of(planned, inventory, settings, health, kubelet, metrics);
-        if (planned.isEmpty()) {
+        if (planned.isEmpty() && settings.devicePlugin()) {
             LOG.log(System.Logger.Level.WARNING, "No devices found. Waiting indefinitely.");
         }
         boolean all = served.serve();
@@ -321,14 +340,17 @@ public final class PluginSupervisor {
         timer.schedule(() -> queue.add(new LifecycleEvent.Retry(generation)), delay.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Serves nothing any more, because of {@code why}; the listeners hear it if something was served. */
+    /**
+     * Serves nothing any more, because of {@code why}; the listeners hear it if something was served, and always
+     * when the plugin stops for good.
+     */
     private void stopServing(Problem why) {
         boolean wasServing = notServing == null;
         dropServers();
         closeSource();
         notServing = why;
-        if (wasServing) {
-            listeners.forEach(LifecycleListener::stopped);
+        if (wasServing || why instanceof Problem.Stopped) {
+            listeners.forEach(l -> l.stopped(why));
         }
     }
 
@@ -375,12 +397,12 @@ public final class PluginSupervisor {
         List<Problem> problems = new ArrayList<>();
         if (notServing != null) {
             problems.add(notServing);
-        } else if (served.names().isEmpty()) {
+        } else if (served.names().isEmpty() && settings.devicePlugin()) {
             problems.add(new Problem.NoDevices());
         }
         problems.addAll(served.problems());
         reloadRejected.ifPresent(problems::add);
-        status = new PluginStatus(running, notServing == null, served.names(), served.serving(), served.registered(),
-                kubelet.registers(), problems);
+        status = new PluginStatus(running, notServing == null, settings.devicePlugin(), served.names(), served.serving(),
+                served.registered(), kubelet.registers(), problems);
     }
 }

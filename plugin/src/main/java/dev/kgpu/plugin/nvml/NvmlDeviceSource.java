@@ -1,9 +1,14 @@
 package dev.kgpu.plugin.nvml;
 
+import dev.kgpu.nvml.Architecture;
+import dev.kgpu.nvml.Brand;
+import dev.kgpu.nvml.ComputeCapability;
 import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.HealthEvent;
 import dev.kgpu.nvml.HealthMonitor;
 import dev.kgpu.nvml.MigDevice;
+import dev.kgpu.nvml.MigPlacement;
+import dev.kgpu.nvml.MigProfile;
 import dev.kgpu.nvml.NvLink;
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.NvmlException;
@@ -13,8 +18,11 @@ import dev.kgpu.plugin.devices.DeviceEvents;
 import dev.kgpu.plugin.devices.DeviceProbe;
 import dev.kgpu.plugin.devices.DeviceSource;
 import dev.kgpu.plugin.devices.DeviceSourceException;
+import dev.kgpu.plugin.devices.DriverInfo;
 import dev.kgpu.plugin.devices.Gpu;
+import dev.kgpu.plugin.devices.GpuDetails;
 import dev.kgpu.plugin.devices.GpuLink;
+import dev.kgpu.plugin.devices.MigDetails;
 import dev.kgpu.plugin.devices.MigInstance;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PcieProximity;
@@ -27,6 +35,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -75,13 +84,14 @@ public final class NvmlDeviceSource implements DeviceSource {
             }
             Set<String> gpuBusIds = new LinkedHashSet<>();
             devices.forEach(d -> gpuBusIds.add(normalise(d.pci().busId())));
+            DriverInfo driver = new DriverInfo(nvml.driverVersion(), nvml.cudaDriverVersion().toString());
             return new NodeInventory(gpus, NodeInventory.linksOf(gpus, (a, b) -> {
                 GpuDevice da = byUuid.get(a.uuid());
                 GpuDevice db = byUuid.get(b.uuid());
                 return new GpuLink(proximity(da.commonAncestor(db)),
                         nvlinks(linkEnds.get(a.uuid()), linkEnds.get(b.uuid()), normalise(da.pci().busId()),
                                 normalise(db.pci().busId()), gpuBusIds));
-            }));
+            }), driver);
         } catch (NvmlException e) {
             throw new DeviceSourceException("NVML could not list the GPUs: " + e.getMessage(), e);
         }
@@ -92,13 +102,70 @@ public final class NvmlDeviceSource implements DeviceSource {
         List<MigInstance> migs = new ArrayList<>();
         if (migEnabled) {
             for (MigDevice mig : device.migDevices()) {
+                MigProfile profile = mig.profile();
+                MigPlacement placement = mig.placement();
                 migs.add(new MigInstance(mig.uuid(), device.index(), device.uuid(), device.minorNumber(), mig.index(),
-                        mig.gpuInstanceId(), mig.computeInstanceId(), mig.profile().name(), device.numaNode(),
-                        capabilities.minors(device.minorNumber(), mig.gpuInstanceId(), mig.computeInstanceId())));
+                        mig.gpuInstanceId(), mig.computeInstanceId(), profile.name(), device.numaNode(),
+                        capabilities.minors(device.minorNumber(), mig.gpuInstanceId(), mig.computeInstanceId()),
+                        new MigDetails(placement.profileId(), placement.start(), placement.size(),
+                                profile.memoryMiB() * 1024 * 1024, profile.multiprocessorCount(), profile.copyEngineCount(),
+                                profile.decoderCount(), profile.encoderCount(), profile.jpegCount(), profile.ofaCount())));
             }
         }
         return new Gpu(device.index(), device.uuid(), device.name(), device.minorNumber(), device.pci().busId(),
-                device.numaNode(), migEnabled, migs);
+                device.numaNode(), migEnabled, migs, details(device));
+    }
+
+    /** Brand, architecture and compute capability in go-nvlib's words, as NVIDIA's DRA driver publishes them. */
+    private static GpuDetails details(GpuDevice device) {
+        OptionalLong memory;
+        try {
+            memory = OptionalLong.of(device.memory().totalBytes());
+        } catch (NvmlException.NotSupportedHere e) {
+            memory = OptionalLong.empty();
+        }
+        ComputeCapability capability = device.computeCapability();
+        return new GpuDetails(brand(device.brand()), architecture(device.architecture()),
+                capability.major() + "." + capability.minor(), memory);
+    }
+
+    /** go-nvlib's {@code GetArchitectureAsString}. */
+    static String architecture(Architecture architecture) {
+        return switch (architecture) {
+            case KEPLER -> "Kepler";
+            case MAXWELL -> "Maxwell";
+            case PASCAL -> "Pascal";
+            case VOLTA -> "Volta";
+            case TURING -> "Turing";
+            case AMPERE -> "Ampere";
+            case ADA -> "Ada Lovelace";
+            case HOPPER -> "Hopper";
+            case BLACKWELL -> "Blackwell";
+            case UNKNOWN -> "Unknown";
+        };
+    }
+
+    /** go-nvlib's {@code GetBrandAsString}. */
+    static String brand(Brand brand) {
+        return switch (brand) {
+            case UNKNOWN -> "Unknown";
+            case QUADRO -> "Quadro";
+            case TESLA -> "Tesla";
+            case NVS -> "NVS";
+            case GRID -> "Grid";
+            case GEFORCE -> "GeForce";
+            case TITAN -> "Titan";
+            case NVIDIA_VAPPS -> "NvidiaVApps";
+            case NVIDIA_VPC -> "NvidiaVPC";
+            case NVIDIA_VCS -> "NvidiaVCS";
+            case NVIDIA_VWS -> "NvidiaVWS";
+            case NVIDIA_CLOUD_GAMING -> "NvidiaCloudGaming";
+            case QUADRO_RTX -> "QuadroRTX";
+            case NVIDIA_RTX -> "NvidiaRTX";
+            case NVIDIA -> "Nvidia";
+            case GEFORCE_RTX -> "GeForceRTX";
+            case TITAN_RTX -> "TitanRTX";
+        };
     }
 
     static PcieProximity proximity(TopologyLevel level) {

@@ -87,7 +87,7 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
                 Map<String, List<PhysicalDevice>> migs = new TreeMap<>();
                 for (Gpu gpu : gpus) {
                     for (MigInstance mig : gpu.migDevices()) {
-                        if (!spansGpuInstance(mig.profile())) {
+                        if (!mig.spansGpuInstance()) {
                             LOG.log(System.Logger.Level.WARNING, ("MIG device %s (%s on GPU %d) is not advertised: under"
                                     + " migStrategy 'mixed' only profiles whose compute instance spans the GPU instance"
                                     + " have a resource").formatted(mig.uuid(), mig.profile(), gpu.index()));
@@ -131,11 +131,6 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
         List<PhysicalDevice> devices = new ArrayList<>();
         withMig.forEach(g -> devices.addAll(g.migDevices()));
         return devices;
-    }
-
-    /** {@code 1g.10gb}, {@code 1g.10gb+me}: yes; {@code 1c.2g.20gb}: no. */
-    static boolean spansGpuInstance(String profile) {
-        return !profile.matches("^[0-9]+c\\..*");
     }
 
     private static String indices(List<Gpu> gpus) {

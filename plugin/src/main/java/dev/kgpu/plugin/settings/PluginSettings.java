@@ -22,6 +22,7 @@ import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.plugin.allocation.AllocationSettings;
 import dev.kgpu.plugin.allocation.SharedAllocationPolicy;
 import dev.kgpu.plugin.cdi.CdiSettings;
+import dev.kgpu.plugin.dra.DraSettings;
 import dev.kgpu.plugin.health.HealthPolicy;
 import dev.kgpu.plugin.resources.ConfiguredResourcePlanner;
 import dev.kgpu.plugin.resources.ResourcePlanner;
@@ -57,13 +58,16 @@ import java.util.function.Function;
  * @param cdi                 whether and how the CDI spec for the names Allocate hands out is written
  * @param procRoot            where {@code proc/driver/nvidia-caps/mig-minors} is read ({@code /}; a simulated
  *                            node's directory)
+ * @param devicePlugin        serve the device-plugin API ({@code KGPU_KUBELET_APIS} lists {@code device-plugin})
+ * @param dra                 run the DRA kubelet plugin with these settings ({@code KGPU_KUBELET_APIS} lists {@code dra})
  * @param description         the effective configuration as JSON, logged after "Running with config:"
  * @param warnings            accepted but suspicious settings, logged at WARN
  */
 public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory, boolean failOnInitError,
                              ResourcePlanner planner, AllocationSettings allocation, SharedAllocationPolicy sharedPolicy,
                              HealthPolicy health, Duration healthCheckInterval, NvmlOptions nvml, CdiSettings cdi,
-                             Path procRoot, String description, List<ConfigWarning> warnings) {
+                             Path procRoot, boolean devicePlugin, Optional<DraSettings> dra, String description,
+                             List<ConfigWarning> warnings) {
 
     /** kgpu: how long a device marked by a recoverable XID must stay free of critical XIDs before it is probed. */
     static final Setting<Optional<Duration>> QUIET_PERIOD = Setting.of(List.of(), List.of("KGPU_HEALTH_QUIET_PERIOD"),
@@ -85,9 +89,28 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
             ValueType.absolutePath(), "/", "kgpu: the root proc/driver/nvidia-caps/mig-minors is read under (a"
                     + " simulated node's directory; / on a node)");
 
-    /** kgpu's settings, read with NVIDIA's. */
+    /** kgpu: which kubelet APIs to serve. */
+    static final Setting<Set<KubeletApi>> KUBELET_APIS = Setting.of(List.of("kubelet-apis"), List.of("KGPU_KUBELET_APIS"),
+            ValueType.setOf(KubeletApi.class), Set.of(KubeletApi.DEVICE_PLUGIN),
+            "kgpu: the kubelet APIs to serve: device-plugin, dra (the DRA driver gpu.nvidia.com), or both");
+    /** NVIDIA's DRA driver: this node's name. */
+    static final Setting<String> NODE_NAME = Setting.of(List.of("node-name"), List.of("NODE_NAME"),
+            ValueType.kubernetesName(), "", "the node's name: the DRA driver's pool and its ResourceSlices' node; required with dra");
+    /** NVIDIA's DRA driver: where the per-claim CDI specs go. */
+    static final Setting<String> CDI_ROOT = Setting.of(List.of("cdi-root"), List.of("CDI_ROOT"), ValueType.absolutePath(),
+            DraSettings.DEFAULT_CDI_ROOT.toString(), "the folder the DRA driver writes each claim's CDI spec to");
+    /** NVIDIA's DRA driver: the kubelet's plugin-watcher folder. */
+    static final Setting<String> REGISTRAR_DIRECTORY = Setting.of(List.of("kubelet-registrar-directory-path"),
+            List.of("KUBELET_REGISTRAR_DIRECTORY_PATH"), ValueType.absolutePath(), DraSettings.DEFAULT_REGISTRAR_DIRECTORY.toString(),
+            "the kubelet's plugin registration folder, where the DRA driver's registration socket goes");
+    /** NVIDIA's DRA driver: the kubelet's plugins folder. */
+    static final Setting<String> PLUGINS_DIRECTORY = Setting.of(List.of("kubelet-plugins-directory-path"),
+            List.of("KUBELET_PLUGINS_DIRECTORY_PATH"), ValueType.absolutePath(), DraSettings.DEFAULT_PLUGINS_DIRECTORY.toString(),
+            "the kubelet's plugins folder; the DRA driver's socket and checkpoint go to <it>/gpu.nvidia.com");
+
+    /** kgpu's settings and those of NVIDIA's DRA driver, read with NVIDIA's device plugin's. */
     static final List<Setting<?>> KGPU_SETTINGS = List.of(NvmlSettings.LIBRARY, CDI_SPEC_DIR, PROC_ROOT, QUIET_PERIOD, RECOVERABLE_XIDS,
-            CHECK_INTERVAL);
+            CHECK_INTERVAL, KUBELET_APIS, NODE_NAME, CDI_ROOT, REGISTRAR_DIRECTORY, PLUGINS_DIRECTORY);
 
     public PluginSettings {
         Objects.requireNonNull(kubeletSocket, "kubeletSocket");
@@ -100,6 +123,7 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
         Objects.requireNonNull(nvml, "nvml");
         Objects.requireNonNull(cdi, "cdi");
         Objects.requireNonNull(procRoot, "procRoot");
+        Objects.requireNonNull(dra, "dra");
         Objects.requireNonNull(description, "description");
         warnings = List.copyOf(warnings);
     }
@@ -150,10 +174,23 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
                         ? NvidiaCdiGenerator.NameStrategy.INDEX : NvidiaCdiGenerator.NameStrategy.UUID), false, Set.of());
         CdiSettings cdi = new CdiSettings(allocation.cdiAnnotations() || allocation.cdiCri(),
                 Path.of(resolved.get(CDI_SPEC_DIR)), generator);
+        Set<KubeletApi> apis = resolved.get(KUBELET_APIS);
+        Optional<DraSettings> dra = Optional.empty();
+        String nodeName = resolved.get(NODE_NAME);
+        if (apis.contains(KubeletApi.DRA)) {
+            if (nodeName.isEmpty()) {
+                resolved.fail(NODE_NAME, "", "must name this node when " + resolved.property(KUBELET_APIS)
+                        + " lists dra (the DRA driver's pool and its ResourceSlices' node)");
+            } else {
+                dra = Optional.of(new DraSettings(nodeName, Path.of(resolved.get(CDI_ROOT)),
+                        Path.of(resolved.get(REGISTRAR_DIRECTORY)), Path.of(resolved.get(PLUGINS_DIRECTORY)), procRoot, generator));
+            }
+        }
         return new PluginSettings(loaded.kubeletSocket(), loaded.socketDirectory(), flags.failOnInitError(),
                 new ConfiguredResourcePlanner(loaded.config()), allocation, shared, health,
                 resolved.get(CHECK_INTERVAL).orElse(DEFAULT_CHECK_INTERVAL),
-                NvmlSettings.options(resolved, hostDriverRoot), cdi, procRoot, loaded.toJson(), loaded.warnings());
+                NvmlSettings.options(resolved, hostDriverRoot), cdi, procRoot, apis.contains(KubeletApi.DEVICE_PLUGIN), dra,
+                loaded.toJson(), loaded.warnings());
     }
 
     /** A Go duration ({@code 90s}, {@code 5m}); blank means the default. */

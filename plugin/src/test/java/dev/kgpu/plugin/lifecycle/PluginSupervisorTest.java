@@ -84,7 +84,8 @@ class PluginSupervisorTest {
         return new PluginSettings(Optional.of(dir.resolve("kubelet.sock")), dir, failOnInitError, planner,
                 AllocationSettings.defaults(), SharedAllocationPolicy.DISTRIBUTED,
                 new HealthPolicy(HealthChecks.DEFAULT, HealthPolicy.DEFAULT_QUIET_PERIOD, Set.of()), Duration.ofHours(1),
-                NvmlOptions.defaults(), dev.kgpu.plugin.cdi.CdiSettings.off(), java.nio.file.Path.of("/"), "{}", List.of());
+                NvmlOptions.defaults(), dev.kgpu.plugin.cdi.CdiSettings.off(), java.nio.file.Path.of("/"), true, Optional.empty(),
+                "{}", List.of());
     }
 
     /** Tells which resources each start served, and each stop. */

@@ -3,7 +3,9 @@ package dev.kgpu.plugin.testing;
 import dev.kgpu.agent.Backoff;
 import dev.kgpu.nvml.testing.MockNvml;
 import dev.kgpu.nvml.testing.MockProfile;
-import dev.kgpu.plugin.kubelet.GrpcKubelet;
+import dev.kgpu.plugin.app.PluginAdapters;
+import dev.kgpu.plugin.dra.DraDriver;
+import dev.kgpu.plugin.dra.DraNames;
 import dev.kgpu.plugin.kubelet.UnixSocketTransport;
 import dev.kgpu.plugin.kubelet.v1beta1.DevicePluginGrpc;
 import dev.kgpu.plugin.lifecycle.LifecycleListener;
@@ -12,8 +14,11 @@ import dev.kgpu.plugin.lifecycle.PluginSupervisor;
 import dev.kgpu.plugin.nvml.MigCapabilities;
 import dev.kgpu.plugin.nvml.NvmlDeviceSource;
 import dev.kgpu.plugin.settings.PluginSettings;
+import dev.kgpu.plugin.testing.kubelet.DraPluginClient;
 import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
+import dev.kgpu.plugin.testing.kubelet.PluginWatcher;
 import dev.kgpu.plugin.testing.kubelet.ResourceState;
+import dev.kgpu.plugin.testing.kubernetes.TestApiServer;
 import io.grpc.ManagedChannel;
 
 import java.io.IOException;
@@ -48,6 +53,10 @@ public final class MockNvmlPlugin implements AutoCloseable {
     public final List<String> fatal = new CopyOnWriteArrayList<>();
     public final KubeletSimulator kubelet;
     public final PluginSupervisor supervisor;
+    /** The DRA driver, when the builder asked for it ({@link Builder#dra}); else null. */
+    public final DraDriver dra;
+    /** The kubelet's plugin watcher on {@code <dir>/plugins_registry}, when the DRA driver runs; else null. */
+    public final PluginWatcher pluginWatcher;
     private final Path configFile;
     private UnixSocketTransport client;
 
@@ -67,13 +76,27 @@ public final class MockNvmlPlugin implements AutoCloseable {
         env.put("CONFIG_FILE", configFile.toString());
         env.putIfAbsent("KGPU_HEALTH_CHECK_INTERVAL", "1h");
         env.putIfAbsent("KGPU_NVML_LIBRARY", System.getenv("KGPU_NVML_LIBRARY"));
+        if (builder.api != null) {
+            env.putIfAbsent("KGPU_KUBELET_APIS", "device-plugin,dra");
+            env.putIfAbsent("NODE_NAME", builder.nodeName);
+            env.putIfAbsent("CDI_ROOT", dir.resolve("cdi").toString());
+            env.putIfAbsent("KUBELET_REGISTRAR_DIRECTORY_PATH", dir.resolve("plugins_registry").toString());
+            env.putIfAbsent("KUBELET_PLUGINS_DIRECTORY_PATH", dir.resolve("plugins").toString());
+        }
         this.kubelet = builder.startKubelet ? KubeletSimulator.start(dir) : null;
         String[] args = builder.flags.toArray(String[]::new);
         PluginSettings settings = PluginSettings.load(args, env::get);
+        List<LifecycleListener> listeners = new ArrayList<>(builder.listeners);
+        this.dra = settings.dra().map(d -> PluginAdapters.draDriver(d, builder.api.client(), builder.metrics, RETRIES))
+                .orElse(null);
+        if (dra != null) {
+            listeners.add(dra);
+        }
+        this.pluginWatcher = dra != null && builder.startKubelet
+                ? PluginWatcher.start(settings.dra().orElseThrow().registrarDirectory()) : null;
         this.supervisor = new PluginSupervisor(settings, () -> PluginSettings.load(args, env::get),
                 NvmlDeviceSource.factory(settings.nvml(), MigCapabilities.none()),
-                new GrpcKubelet(settings.socketDirectory(), settings.kubeletSocket(), builder.metrics),
-                clock, builder.metrics, RETRIES, builder.listeners, fatal::add);
+                PluginAdapters.kubelet(settings, builder.metrics), clock, builder.metrics, RETRIES, listeners, fatal::add);
         supervisor.start();
     }
 
@@ -135,11 +158,19 @@ public final class MockNvmlPlugin implements AutoCloseable {
         return DevicePluginGrpc.newBlockingStub(channel);
     }
 
+    /** The DRA driver's client, once the plugin watcher registered it. */
+    public DraPluginClient draClient() {
+        return pluginWatcher.awaitDriver(DraNames.DRIVER, WAIT);
+    }
+
     @Override
     public void close() {
         try {
             supervisor.stop(WAIT);
         } finally {
+            if (pluginWatcher != null) {
+                pluginWatcher.close();
+            }
             if (kubelet != null) {
                 kubelet.close();
             }
@@ -161,6 +192,8 @@ public final class MockNvmlPlugin implements AutoCloseable {
         private PluginMetrics metrics = PluginMetrics.NONE;
         private final List<LifecycleListener> listeners = new ArrayList<>();
         private boolean keepFailures;
+        private TestApiServer api;
+        private String nodeName;
 
         private Builder(Path dir) {
             this.dir = dir;
@@ -199,6 +232,16 @@ public final class MockNvmlPlugin implements AutoCloseable {
 
         public Builder listener(LifecycleListener listener) {
             listeners.add(listener);
+            return this;
+        }
+
+        /**
+         * Runs the DRA driver too ({@code KGPU_KUBELET_APIS=device-plugin,dra} unless set), as node {@code nodeName},
+         * against {@code api}, with its folders under the test's folder and a plugin watcher registering it.
+         */
+        public Builder dra(TestApiServer api, String nodeName) {
+            this.api = api;
+            this.nodeName = nodeName;
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.kgpu.simulator.cluster;
 
+import dev.kgpu.plugin.testing.kubernetes.TestApiServer;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -183,24 +184,7 @@ public final class ApiServer implements AutoCloseable {
 
         /** The CRUD server's answer, with a list's field selector applied here (the CRUD server ignores it). */
         private MockResponse selected(RecordedRequest request, URI uri) {
-            Map<String, String> query = query(uri.getRawQuery());
-            String selector = query.get("fieldSelector");
-            Optional<FieldSelector> fields = selector == null || query.containsKey("watch")
-                    ? Optional.empty() : FieldSelector.parse(selector);
-            if (fields.isEmpty()) {
-                return ApiDiscovery.typedList(uri.getRawPath(), crud.dispatch(request));
-            }
-            String rest = uri.getRawQuery() == null ? "" : java.util.Arrays.stream(uri.getRawQuery().split("&"))
-                    .filter(pair -> !pair.startsWith("fieldSelector=")).collect(java.util.stream.Collectors.joining("&"));
-            RecordedRequest unselected = new RecordedRequest(request.getHttpVersion(), request.method(),
-                    uri.getRawPath() + (rest.isEmpty() ? "" : "?" + rest), request.getHeaders(), request.getBody());
-            MockResponse response = crud.dispatch(unselected);
-            if (response.code() != 200 || response.getBody() == null) {
-                return response;
-            }
-            return ApiDiscovery.typedList(uri.getRawPath(), fields.get()
-                    .filter(new String(response.getBody().getBytes(), StandardCharsets.UTF_8))
-                    .map(body -> json(200, body)).orElse(response));
+            return ApiDiscovery.typedList(uri.getRawPath(), TestApiServer.selected(crud, request));
         }
 
         /** kubectl get's Table of the pods or nodes the CRUD server answered with. */

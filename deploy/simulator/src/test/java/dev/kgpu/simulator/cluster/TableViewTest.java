@@ -2,6 +2,7 @@ package dev.kgpu.simulator.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kgpu.plugin.testing.kubernetes.FieldSelector;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;

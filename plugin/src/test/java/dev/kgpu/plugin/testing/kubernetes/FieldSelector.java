@@ -1,4 +1,4 @@
-package dev.kgpu.simulator.cluster;
+package dev.kgpu.plugin.testing.kubernetes;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,12 +11,13 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A list's {@code fieldSelector} ({@code spec.nodeName=n,status.phase!=Failed}), which the CRUD server does not
- * evaluate (it answers an empty list). {@code kubectl describe node} lists the node's pods this way, and
- * {@code kubectl describe pod} its events. Requirements are {@code =}, {@code ==} or {@code !=} on a dotted
- * field path; a missing field reads as the empty string, as in Kubernetes.
+ * A list's {@code fieldSelector} ({@code spec.nodeName=n,status.phase!=Failed}), which fabric8's CRUD server does not
+ * evaluate (it answers an empty list). {@code kubectl describe node} lists the node's pods this way,
+ * {@code kubectl describe pod} its events, and a DRA driver its node's ResourceSlices ({@code spec.nodeName},
+ * {@code spec.driver}). Requirements are {@code =}, {@code ==} or {@code !=} on a dotted field path; a missing field
+ * reads as the empty string, as in Kubernetes. Used by {@link TestApiServer} and the simulated node's API server.
  */
-final class FieldSelector {
+public final class FieldSelector {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -38,7 +39,7 @@ final class FieldSelector {
     }
 
     /** Parses {@code selector}, or empty when it is not one this class understands. */
-    static Optional<FieldSelector> parse(String selector) {
+    public static Optional<FieldSelector> parse(String selector) {
         List<Requirement> requirements = new ArrayList<>();
         for (String term : selector.split(",")) {
             String trimmed = term.strip();
@@ -65,7 +66,7 @@ final class FieldSelector {
     }
 
     /** The list {@code body} with only the items that match, or empty when {@code body} is no list. */
-    Optional<String> filter(String body) {
+    public Optional<String> filter(String body) {
         try {
             JsonNode tree = JSON.readTree(body);
             if (!tree.isObject() || !tree.path("kind").asText().endsWith("List") || !tree.path("items").isArray()) {

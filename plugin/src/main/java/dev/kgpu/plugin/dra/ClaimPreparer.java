@@ -1,0 +1,220 @@
+package dev.kgpu.plugin.dra;
+
+import dev.kgpu.cdi.CdiException;
+import dev.kgpu.plugin.lifecycle.PluginMetrics;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * What NodePrepareResources and NodeUnprepareResources do, free of gRPC: one call at a time (the kubelet may call
+ * concurrently; preparing is quick), each claim on its own, failures per claim in one line.
+ *
+ * <p>Preparing a claim:
+ * <ol>
+ *   <li>a claim the checkpoint holds is answered from it, its spec written again only if it went missing: the
+ *       kubelet repeats calls after restarts, and a claim is never prepared twice;</li>
+ *   <li>otherwise its allocation is read from the API server (by namespace and name, checked against the UID);</li>
+ *   <li>every device allocated from this driver must be in this node's pool, be one of its devices now and be
+ *       Healthy; devices of other drivers are theirs;</li>
+ *   <li>the claim's CDI spec is written, then the claim is checkpointed (on failure the spec is removed again), then
+ *       the devices are returned with their CDI names.</li>
+ * </ol>
+ * Unpreparing removes the claim's spec by its UID and forgets the claim; a claim it never prepared is a success.
+ *
+ * <p>Thread-safety: all methods may be called from any thread; calls are serialised.
+ */
+public final class ClaimPreparer {
+
+    private static final System.Logger LOG = System.getLogger(ClaimPreparer.class.getName());
+
+    private final String pool;
+    private final ClaimSource claims;
+    private final ClaimCheckpoint checkpoint;
+    private final ClaimSpecs specs;
+    private final Supplier<NodeDevices> devices;
+    private final Function<String, Optional<String>> health;
+    private final PluginMetrics metrics;
+
+    /**
+     * @param pool    this node's pool (its name)
+     * @param devices the node's devices now
+     * @param health  why a device (by UUID) is not Healthy; empty when it is
+     */
+    public ClaimPreparer(String pool, ClaimSource claims, ClaimCheckpoint checkpoint, ClaimSpecs specs,
+                         Supplier<NodeDevices> devices, Function<String, Optional<String>> health, PluginMetrics metrics) {
+        this.pool = Objects.requireNonNull(pool, "pool");
+        this.claims = Objects.requireNonNull(claims, "claims");
+        this.checkpoint = Objects.requireNonNull(checkpoint, "checkpoint");
+        this.specs = Objects.requireNonNull(specs, "specs");
+        this.devices = Objects.requireNonNull(devices, "devices");
+        this.health = Objects.requireNonNull(health, "health");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+    }
+
+    /** Prepares each claim; the answer has an entry per claim UID, in order. */
+    public synchronized Map<String, ClaimResult> prepare(List<ClaimRef> requested) {
+        Map<String, ClaimResult> results = new LinkedHashMap<>();
+        for (ClaimRef claim : requested) {
+            ClaimResult result = prepare(claim);
+            switch (result) {
+                case ClaimResult.Prepared prepared -> LOG.log(System.Logger.Level.INFO, "prepared claim {0}: {1}", claim,
+                        prepared.devices().stream().map(PreparedDevice::device).toList());
+                case ClaimResult.Failed failed -> LOG.log(System.Logger.Level.WARNING, "could not prepare claim {0}: {1}",
+                        claim, failed.error());
+            }
+            metrics.claim("prepare", result instanceof ClaimResult.Prepared);
+            results.put(claim.uid(), result);
+        }
+        return results;
+    }
+
+    /** Unprepares each claim; the answer has an entry per claim UID, in order: empty, or the error. */
+    public synchronized Map<String, Optional<String>> unprepare(List<ClaimRef> requested) {
+        Map<String, Optional<String>> results = new LinkedHashMap<>();
+        for (ClaimRef claim : requested) {
+            Optional<String> error = unprepare(claim);
+            error.ifPresentOrElse(e -> LOG.log(System.Logger.Level.WARNING, "could not unprepare claim {0}: {1}", claim, e),
+                    () -> LOG.log(System.Logger.Level.INFO, "unprepared claim {0}", claim));
+            metrics.claim("unprepare", error.isEmpty());
+            results.put(claim.uid(), error);
+        }
+        return results;
+    }
+
+    /** The claims prepared now. */
+    public synchronized Collection<PreparedClaim> prepared() {
+        return checkpoint.claims();
+    }
+
+    private ClaimResult prepare(ClaimRef claim) {
+        Optional<PreparedClaim> done = checkpoint.get(claim.uid());
+        if (done.isPresent()) {
+            return again(done.get());
+        }
+        String named = "ResourceClaim " + claim.namespace() + "/" + claim.name();
+        List<AllocatedDevice> allocated;
+        switch (claims.read(claim)) {
+            case ClaimAllocation.NotFound notFound -> {
+                return new ClaimResult.Failed(named + " was not found in the API server (deleted?)");
+            }
+            case ClaimAllocation.NotAllocated notAllocated -> {
+                return new ClaimResult.Failed(named + " is not allocated");
+            }
+            case ClaimAllocation.Replaced replaced -> {
+                return new ClaimResult.Failed(named + " has UID " + replaced.currentUid() + ", not " + claim.uid()
+                        + ": the claim was deleted and created again");
+            }
+            case ClaimAllocation.Unreadable unreadable -> {
+                return new ClaimResult.Failed("could not read " + named + ": " + unreadable.reason());
+            }
+            case ClaimAllocation.Allocated found -> allocated = found.devices();
+        }
+        NodeDevices node = devices.get();
+        Map<String, List<String>> requestsByDevice = new LinkedHashMap<>();
+        for (AllocatedDevice device : allocated) {
+            if (!device.driver().equals(DraNames.DRIVER)) {
+                continue;
+            }
+            if (!device.pool().equals(pool)) {
+                return new ClaimResult.Failed("device " + device.device() + " of request " + device.request()
+                        + " was allocated from pool " + device.pool() + ", but this node's pool is " + pool);
+            }
+            List<String> requests = requestsByDevice.computeIfAbsent(device.device(), k -> new ArrayList<>());
+            if (!requests.contains(device.requestName())) {
+                requests.add(device.requestName());
+            }
+        }
+        List<DraDevice> chosen = new ArrayList<>();
+        for (Map.Entry<String, List<String>> entry : requestsByDevice.entrySet()) {
+            String name = entry.getKey();
+            if (node.unreadable().isPresent()) {
+                return new ClaimResult.Failed("device " + name + " cannot be prepared: this node's GPUs cannot be read ("
+                        + node.unreadable().get() + ")");
+            }
+            Optional<DraDevice> device = node.device(name);
+            if (device.isEmpty()) {
+                return new ClaimResult.Failed("device " + name + " (request " + String.join(", ", entry.getValue())
+                        + ") is not on this node any more: it has " + node.devices().stream().map(DraDevice::name).toList());
+            }
+            Optional<String> problem = health.apply(device.get().uuid());
+            if (problem.isPresent()) {
+                return new ClaimResult.Failed("device " + name + " (" + device.get().uuid() + ") is unhealthy: " + problem.get());
+            }
+            chosen.add(device.get());
+        }
+        List<PreparedDevice> prepared = chosen.stream().map(d -> new PreparedDevice(requestsByDevice.get(d.name()), pool,
+                d.name(), d.uuid(), List.of(DraNames.cdiDeviceId(claim.uid(), d.name())))).toList();
+        if (!chosen.isEmpty()) {
+            try {
+                specs.write(claim.uid(), node, chosen);
+            } catch (CdiException e) {
+                return new ClaimResult.Failed("could not write the claim's CDI spec in " + specs.directory() + ": " + e.getMessage());
+            }
+        }
+        try {
+            checkpoint.put(new PreparedClaim(claim, prepared));
+        } catch (CheckpointException e) {
+            removeQuietly(claim.uid());
+            return new ClaimResult.Failed(e.getMessage());
+        }
+        return new ClaimResult.Prepared(prepared);
+    }
+
+    /** A claim prepared before: the same devices; its spec written again if it is gone (a cleared CDI folder). */
+    private ClaimResult again(PreparedClaim done) {
+        String uid = done.claim().uid();
+        if (done.devices().isEmpty() || specs.exists(uid)) {
+            return new ClaimResult.Prepared(done.devices());
+        }
+        NodeDevices node = devices.get();
+        List<DraDevice> chosen = new ArrayList<>();
+        for (PreparedDevice device : done.devices()) {
+            Optional<DraDevice> now = node.device(device.device()).filter(d -> d.uuid().equals(device.uuid()));
+            if (now.isEmpty()) {
+                return new ClaimResult.Failed("the CDI spec of this claim, prepared before, is gone from " + specs.directory()
+                        + " and device " + device.device() + " (" + device.uuid() + ") is not on this node any more to write it again");
+            }
+            chosen.add(now.get());
+        }
+        try {
+            specs.write(uid, node, chosen);
+        } catch (CdiException e) {
+            return new ClaimResult.Failed("could not write the claim's CDI spec again in " + specs.directory() + ": " + e.getMessage());
+        }
+        LOG.log(System.Logger.Level.WARNING, "the CDI spec of claim {0}, prepared before, was gone; wrote it again", done.claim());
+        return new ClaimResult.Prepared(done.devices());
+    }
+
+    private Optional<String> unprepare(ClaimRef claim) {
+        try {
+            specs.remove(claim.uid());
+        } catch (CdiException e) {
+            return Optional.of(e.getMessage());
+        }
+        try {
+            if (!checkpoint.remove(claim.uid())) {
+                LOG.log(System.Logger.Level.DEBUG, "claim {0} was not prepared here; nothing to undo", claim);
+            }
+        } catch (CheckpointException e) {
+            return Optional.of(e.getMessage());
+        }
+        return Optional.empty();
+    }
+
+    private void removeQuietly(String uid) {
+        try {
+            specs.remove(uid);
+        } catch (CdiException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not remove the CDI spec of claim {0} after a failed checkpoint: {1}",
+                    uid, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,280 @@
+package dev.kgpu.plugin.dra;
+
+import dev.kgpu.agent.Backoff;
+import dev.kgpu.plugin.devices.NodeInventory;
+import dev.kgpu.plugin.devices.PhysicalDevice;
+import dev.kgpu.plugin.devices.PluginResource;
+import dev.kgpu.plugin.health.HealthListener;
+import dev.kgpu.plugin.health.HealthTracker;
+import dev.kgpu.plugin.health.HealthTransition;
+import dev.kgpu.plugin.lifecycle.LifecycleListener;
+import dev.kgpu.plugin.lifecycle.PluginMetrics;
+import dev.kgpu.plugin.lifecycle.PluginStatus;
+import dev.kgpu.plugin.lifecycle.Supervision;
+import dev.kgpu.plugin.settings.PluginSettings;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * kgpu as a DRA driver for {@value DraNames#DRIVER}, beside the device plugin or alone, driven by the plugin's
+ * supervisor as a {@link LifecycleListener} (so it shares its NVML session, inventory, health watch, retries and
+ * SIGHUP):
+ *
+ * <ul>
+ *   <li>each start of the servers hands it the inventory: it offers the devices {@link NodeDevices} reads from it,
+ *       whose health the supervisor then watches too;</li>
+ *   <li>the first start opens the checkpoint of prepared claims, starts the {@link SlicePublisher} and serves the DRA
+ *       and registration sockets ({@link DraKubelet}); a later start only serves them again if they are gone;</li>
+ *   <li>the pool published holds the Healthy devices: an XID takes a device out of the node's ResourceSlice, its
+ *       recovery puts it back (kgpu removes rather than taints: device taints need the alpha {@code DRADeviceTaints}
+ *       gate, without which the API server drops them and the scheduler would keep picking the device);</li>
+ *   <li>a registration the kubelet refused is logged with its reason, shown in the status, and tried again with
+ *       backoff by serving the registration socket anew;</li>
+ *   <li>devices that cannot be read any more empty the pool (nothing new is scheduled here) while prepared claims
+ *       stay; SIGTERM stops the servers and removes their sockets but leaves the slices, as NVIDIA's driver does
+ *       (the kubelet deletes them 30 s after the driver unregistered unless it registers again).</li>
+ * </ul>
+ *
+ * <p>Thread-safety: lifecycle calls come from the supervisor thread; health changes from the thread that changed
+ * health; registration verdicts and claims from gRPC threads. {@link #status()} may be called from any thread.
+ */
+public final class DraDriver implements LifecycleListener, HealthListener {
+
+    private static final System.Logger LOG = System.getLogger(DraDriver.class.getName());
+
+    private final DraSettings settings;
+    private final DraKubelet kubelet;
+    private final ClaimSource claims;
+    private final ResourceSliceStore slices;
+    private final PluginMetrics metrics;
+    private final Backoff.Policy retries;
+    private final Backoff serveBackoff;
+    private final Backoff registerBackoff;
+
+    private volatile NodeDevices devices = NodeDevices.NONE;
+    private volatile boolean registered;
+    private volatile String registrationProblem;
+    private volatile String serveProblem;
+    private volatile boolean stopped;
+
+    // confined to the supervisor thread (set once in attached)
+    private Supervision supervision;
+    private HealthTracker health;
+    private NodeDevices planned;
+    private volatile ClaimPreparer preparer;
+    private volatile SlicePublisher publisher;
+    private volatile DraKubelet.Endpoint endpoint;
+
+    /**
+     * @param kubelet serves the DRA and registration sockets
+     * @param claims  reads the claims' allocations from the API server
+     * @param slices  the node's ResourceSlices in the API server
+     * @param retries the waits between retries of serving, registering and publishing
+     */
+    public DraDriver(DraSettings settings, DraKubelet kubelet, ClaimSource claims, ResourceSliceStore slices,
+                     PluginMetrics metrics, Backoff.Policy retries) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.kubelet = Objects.requireNonNull(kubelet, "kubelet");
+        this.claims = Objects.requireNonNull(claims, "claims");
+        this.slices = Objects.requireNonNull(slices, "slices");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.retries = Objects.requireNonNull(retries, "retries");
+        this.serveBackoff = new Backoff(retries);
+        this.registerBackoff = new Backoff(retries);
+    }
+
+    @Override
+    public void attached(Supervision supervision) {
+        this.supervision = supervision;
+        this.health = supervision.health();
+        health.addListener(this);
+    }
+
+    @Override
+    public Collection<? extends PhysicalDevice> devices(PluginSettings pluginSettings, NodeInventory inventory) {
+        planned = NodeDevices.of(inventory);
+        return planned.physicalDevices();
+    }
+
+    @Override
+    public void serving(PluginSettings pluginSettings, NodeInventory inventory, List<PluginResource> resources) {
+        NodeDevices next = planned != null ? planned : NodeDevices.of(inventory);
+        planned = null;
+        if (!next.equals(devices)) {
+            LOG.log(System.Logger.Level.INFO, "DRA driver {0} on node {1} offers {2}", DraNames.DRIVER, settings.nodeName(), next);
+        }
+        devices = next;
+        if (preparer == null) {
+            start();
+        } else if (endpoint == null || !endpoint.serving()) {
+            serve();
+        }
+        publishSlices();
+    }
+
+    @Override
+    public void stopped(PluginStatus.Problem why) {
+        if (why instanceof PluginStatus.Problem.Stopped) {
+            shutdown();
+            return;
+        }
+        devices = NodeDevices.unreadable(why.message());
+        publishSlices();
+    }
+
+    /** Health changed: publish the Healthy devices (never blocks: the publisher's thread syncs). */
+    @Override
+    public void onHealthChanged(List<HealthTransition> transitions) {
+        publishSlices();
+    }
+
+    /** What the driver has achieved so far. */
+    public DraStatus status() {
+        SlicePublisher slicePublisher = publisher;
+        ClaimPreparer claimPreparer = preparer;
+        DraKubelet.Endpoint served = endpoint;
+        if (claimPreparer == null) {
+            return stopped ? new DraStatus(false, false, false, Optional.empty(), 0, 0, List.of("stopped")) : DraStatus.STARTING;
+        }
+        boolean serving = served != null && served.serving();
+        SlicePublisher.Status slicesStatus = slicePublisher.status();
+        List<String> problems = new ArrayList<>();
+        devices.unreadable().ifPresent(problems::add);
+        if (serveProblem != null) {
+            problems.add(serveProblem);
+        }
+        if (registrationProblem != null) {
+            problems.add(registrationProblem);
+        } else if (!registered && serving) {
+            problems.add("waiting for the kubelet to register " + DraNames.DRIVER + " (" + settings.registrationSocket() + ")");
+        }
+        slicesStatus.failure().ifPresent(f -> problems.add("ResourceSlices not published: " + f));
+        return new DraStatus(serving, registered, slicesStatus.current(),
+                slicesStatus.published().map(ResourceSliceStore.Published::generation), devices.devices().size(),
+                claimPreparer.prepared().size(), problems);
+    }
+
+    /** The claims prepared now (for tests and the status). */
+    public Collection<PreparedClaim> preparedClaims() {
+        ClaimPreparer claimPreparer = preparer;
+        return claimPreparer == null ? List.of() : claimPreparer.prepared();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // the supervisor thread
+
+    private void start() {
+        ClaimCheckpoint checkpoint = ClaimCheckpoint.open(settings.checkpointFile(), bootId());
+        checkpoint.recovery().ifPresent(r -> LOG.log(System.Logger.Level.WARNING, r));
+        LOG.log(System.Logger.Level.INFO, "DRA driver {0}: {1} claims prepared before ({2}); claim CDI specs in {3}",
+                DraNames.DRIVER, checkpoint.claims().size(), checkpoint.file(), settings.cdiRoot());
+        preparer = new ClaimPreparer(settings.nodeName(), claims, checkpoint, new ClaimSpecs(settings.cdiRoot(), settings.cdi()),
+                () -> devices, uuid -> health.problem(uuid), metrics);
+        publisher = new SlicePublisher(slices, retries, metrics);
+        serve();
+    }
+
+    private void serve() {
+        if (stopped) {
+            return;
+        }
+        if (endpoint != null) {
+            endpoint.stop();
+            endpoint = null;
+        }
+        registered = false;
+        try {
+            endpoint = kubelet.serve(preparer, this::registrationStatus);
+            serveProblem = null;
+            serveBackoff.reset();
+            LOG.log(System.Logger.Level.INFO, "serving DRA driver {0} on {1}, registration on {2}", DraNames.DRIVER,
+                    settings.serviceSocket(), settings.registrationSocket());
+        } catch (IOException e) {
+            serveProblem = "could not serve the DRA driver: " + e.getMessage();
+            Duration wait = serveBackoff.next();
+            LOG.log(System.Logger.Level.ERROR, "{0}; trying again in {1}", serveProblem, wait);
+            supervision.schedule(wait, this::serve);
+        }
+    }
+
+    /** After a refusal: the registration socket served anew, so the kubelet's watcher registers again. */
+    private void registerAgain() {
+        if (stopped || endpoint == null || registered) {
+            return;
+        }
+        try {
+            endpoint.register();
+        } catch (IOException e) {
+            serveProblem = "could not serve the registration socket again: " + e.getMessage();
+            LOG.log(System.Logger.Level.ERROR, serveProblem);
+            serve();
+        }
+    }
+
+    private void shutdown() {
+        stopped = true;
+        if (health != null) {
+            health.removeListener(this);
+        }
+        if (endpoint != null) {
+            LOG.log(System.Logger.Level.INFO, "stopping the DRA driver: removing its sockets; its ResourceSlices stay for"
+                    + " the kubelet to remove once it notices the driver is gone");
+            endpoint.stop();
+        }
+        if (publisher != null) {
+            publisher.close();
+        }
+        kubelet.close();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // any thread
+
+    private void registrationStatus(boolean accepted, String error) {
+        if (accepted) {
+            registered = true;
+            registrationProblem = null;
+            synchronized (registerBackoff) {
+                registerBackoff.reset();
+            }
+            LOG.log(System.Logger.Level.INFO, "the kubelet registered DRA driver {0}", DraNames.DRIVER);
+            return;
+        }
+        registered = false;
+        Duration wait;
+        synchronized (registerBackoff) {
+            wait = registerBackoff.next();
+        }
+        registrationProblem = "the kubelet refused DRA driver " + DraNames.DRIVER + ": " + error;
+        LOG.log(System.Logger.Level.WARNING, "{0}; registering again in {1}", registrationProblem, wait);
+        supervision.schedule(wait, this::registerAgain);
+    }
+
+    private void publishSlices() {
+        SlicePublisher slicePublisher = publisher;
+        if (slicePublisher == null || stopped) {
+            return;
+        }
+        List<DraDevice> healthy = devices.devices().stream().filter(d -> health.isHealthy(d.uuid())).toList();
+        slicePublisher.publish(new ResourcePool(DraNames.DRIVER, settings.nodeName(), settings.nodeName(), healthy));
+    }
+
+    private String bootId() {
+        try {
+            return Files.readString(settings.bootIdFile()).strip();
+        } catch (NoSuchFileException e) {
+            return "";
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not read the boot id {0}: {1}", settings.bootIdFile(), e.getMessage());
+            return "";
+        }
+    }
+}

@@ -1,0 +1,222 @@
+package dev.kgpu.plugin.dra;
+
+import dev.kgpu.cdi.CdiRegistry;
+import dev.kgpu.cdi.CdiSpec;
+import dev.kgpu.cdi.NvidiaCdiGenerator;
+import dev.kgpu.nvml.testing.SimulatedDriverRoot;
+import dev.kgpu.plugin.devices.DriverInfo;
+import dev.kgpu.plugin.devices.NodeInventory;
+import dev.kgpu.plugin.lifecycle.PluginMetrics;
+import dev.kgpu.plugin.testing.Devices;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * NodePrepareResources / NodeUnprepareResources without gRPC: claims read from a map, devices of a node of two GPUs and
+ * a MIG GPU, specs written for a simulated driver root and resolved as the runtime resolves them.
+ */
+class ClaimPreparerTest {
+
+    static final String NODE = "node-1";
+    static final String VERSION = "550.54.15";
+
+    @TempDir
+    Path dir;
+
+    final Map<String, ClaimAllocation> allocations = new ConcurrentHashMap<>();
+    final AtomicInteger reads = new AtomicInteger();
+    final Map<String, String> unhealthy = new ConcurrentHashMap<>();
+    final Map<String, Integer> counted = new ConcurrentHashMap<>();
+    final AtomicReference<NodeDevices> devices = new AtomicReference<>();
+    ClaimSpecs specs;
+
+    @BeforeEach
+    void node() throws Exception {
+        Path root = dir.resolve("node");
+        SimulatedDriverRoot.write(root, VERSION, List.of(
+                new SimulatedDriverRoot.Gpu(0, "0000:01:00.0", 0x20B210DE, 0x147F10DE, OptionalInt.of(0), false, List.of()),
+                new SimulatedDriverRoot.Gpu(1, "0000:02:00.0", 0x20B210DE, 0x147F10DE, OptionalInt.of(0), false, List.of()),
+                new SimulatedDriverRoot.Gpu(2, "0000:03:00.0", 0x20B210DE, 0x147F10DE, OptionalInt.of(0), false,
+                        List.of(new SimulatedDriverRoot.MigInstance(1, 0), new SimulatedDriverRoot.MigInstance(2, 0)))),
+                Optional.empty());
+        devices.set(NodeDevices.of(new NodeInventory(List.of(Devices.gpu(0), Devices.gpu(1),
+                Devices.migGpu(2, "3g.40gb", "1g.10gb")), Map.of(), new DriverInfo(VERSION, "12.4"))));
+        specs = new ClaimSpecs(dir.resolve("cdi"), NvidiaCdiGenerator.Options.devicePlugin(root, root,
+                NvidiaCdiGenerator.NameStrategy.UUID).withSystemRoots(root, root));
+    }
+
+    ClaimPreparer preparer() {
+        return new ClaimPreparer(NODE, claim -> {
+            reads.incrementAndGet();
+            return allocations.getOrDefault(claim.uid(), new ClaimAllocation.NotFound());
+        }, ClaimCheckpoint.open(dir.resolve("kgpu-checkpoint.json"), "boot"), specs, devices::get,
+                uuid -> Optional.ofNullable(unhealthy.get(uuid)), new PluginMetrics() {
+            @Override
+            public void claim(String operation, boolean success) {
+                counted.merge(operation + "/" + success, 1, Integer::sum);
+            }
+        });
+    }
+
+    static ClaimRef ref(String uid) {
+        return new ClaimRef("ml", "claim-" + uid, uid);
+    }
+
+    void allocate(String uid, AllocatedDevice... results) {
+        allocations.put(uid, new ClaimAllocation.Allocated(List.of(results)));
+    }
+
+    static AllocatedDevice gpu(String request, String device) {
+        return new AllocatedDevice(request, DraNames.DRIVER, NODE, device);
+    }
+
+    CdiRegistry registry() {
+        return CdiRegistry.load(List.of(dir.resolve("cdi")));
+    }
+
+    @Test
+    void aGpuClaimGetsItsCdiNameAndASpecTheRuntimeResolves() {
+        allocate("uid-1", gpu("gpu", "gpu-1"));
+
+        ClaimResult result = preparer().prepare(List.of(ref("uid-1"))).get("uid-1");
+
+        assertThat(result).isEqualTo(new ClaimResult.Prepared(List.of(new PreparedDevice(List.of("gpu"), NODE, "gpu-1",
+                Devices.gpuUuid(1), List.of("k8s.gpu.nvidia.com/claim=uid-1-gpu-1")))));
+        assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-1.json")).exists();
+        CdiSpec.ContainerEdits edits = registry().resolve(List.of("k8s.gpu.nvidia.com/claim=uid-1-gpu-1"));
+        assertThat(edits.deviceNodes()).extracting(CdiSpec.DeviceNode::path).contains("/dev/nvidia1", "/dev/nvidiactl")
+                .doesNotContain("/dev/nvidia0");
+        assertThat(edits.mounts()).extracting(CdiSpec.Mount::containerPath)
+                .contains("/" + SimulatedDriverRoot.LIBRARY_DIR + "/libcuda.so." + VERSION);
+        assertThat(counted).containsExactlyEntriesOf(Map.of("prepare/true", 1));
+    }
+
+    @Test
+    void migDevicesAndSubrequestsAreServedOncePerDeviceWithTheRequestsTheyServe() {
+        allocate("uid-1", gpu("small/mig", "gpu-2-mig-1g10gb-20-1"), gpu("big", "gpu-2-mig-3g40gb-19-0"),
+                gpu("other", "gpu-2-mig-1g10gb-20-1"), new AllocatedDevice("nic", "net.example.com", NODE, "eth0"));
+
+        ClaimResult.Prepared prepared = (ClaimResult.Prepared) preparer().prepare(List.of(ref("uid-1"))).get("uid-1");
+
+        assertThat(prepared.devices()).extracting(PreparedDevice::device, PreparedDevice::requests).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("gpu-2-mig-1g10gb-20-1", List.of("small", "other")),
+                org.assertj.core.groups.Tuple.tuple("gpu-2-mig-3g40gb-19-0", List.of("big")));
+        CdiSpec.ContainerEdits small = registry().resolve(List.of("k8s.gpu.nvidia.com/claim=uid-1-gpu-2-mig-1g10gb-20-1"));
+        assertThat(small.deviceNodes()).extracting(CdiSpec.DeviceNode::path).contains("/dev/nvidia2",
+                "/dev/nvidia-caps/nvidia-cap" + SimulatedDriverRoot.gpuInstanceCapMinor(2, 2),
+                "/dev/nvidia-caps/nvidia-cap" + SimulatedDriverRoot.computeInstanceCapMinor(2, 2, 0));
+    }
+
+    @Test
+    void aClaimIsPreparedOnceEvenAcrossARestartAndItsLostSpecIsWrittenAgain() throws Exception {
+        allocate("uid-1", gpu("gpu", "gpu-0"));
+        ClaimResult first = preparer().prepare(List.of(ref("uid-1"))).get("uid-1");
+        allocations.clear(); // the claim is gone from the API server: only the checkpoint can answer now
+
+        ClaimPreparer restarted = preparer();
+        assertThat(restarted.prepare(List.of(ref("uid-1"))).get("uid-1")).isEqualTo(first);
+        Files.delete(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-1.json"));
+        assertThat(restarted.prepare(List.of(ref("uid-1"))).get("uid-1")).isEqualTo(first);
+
+        assertThat(reads).as("the API server was asked once").hasValue(1);
+        assertThat(registry().resolve(List.of("k8s.gpu.nvidia.com/claim=uid-1-gpu-0")).deviceNodes())
+                .extracting(CdiSpec.DeviceNode::path).contains("/dev/nvidia0");
+        assertThat(restarted.prepared()).extracting(p -> p.claim().uid()).containsExactly("uid-1");
+    }
+
+    @Test
+    void unprepareRemovesTheSpecAndForgetsTheClaimAndIsIdempotent() throws Exception {
+        allocate("uid-1", gpu("gpu", "gpu-0"));
+        ClaimPreparer preparer = preparer();
+        preparer.prepare(List.of(ref("uid-1")));
+        Files.writeString(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-9.yaml"), "left by NVIDIA's driver");
+
+        assertThat(preparer.unprepare(List.of(ref("uid-1"), ref("uid-9")))).containsExactly(
+                Map.entry("uid-1", Optional.empty()), Map.entry("uid-9", Optional.empty()));
+        assertThat(preparer.unprepare(List.of(ref("uid-1")))).containsExactly(Map.entry("uid-1", Optional.empty()));
+
+        try (Stream<Path> files = Files.list(dir.resolve("cdi"))) {
+            assertThat(files).isEmpty();
+        }
+        assertThat(preparer().prepared()).as("after a restart too").isEmpty();
+        assertThat(counted).containsEntry("unprepare/true", 3);
+    }
+
+    static Stream<Object[]> failures() {
+        return Stream.of(
+                new Object[]{"not found", null, "ResourceClaim ml/claim-uid-1 was not found in the API server"},
+                new Object[]{"not allocated", new ClaimAllocation.NotAllocated(), "ResourceClaim ml/claim-uid-1 is not allocated"},
+                new Object[]{"replaced", new ClaimAllocation.Replaced("uid-2"),
+                        "ResourceClaim ml/claim-uid-1 has UID uid-2, not uid-1: the claim was deleted and created again"},
+                new Object[]{"API down", new ClaimAllocation.Unreadable("the API server could not be reached: refused"),
+                        "could not read ResourceClaim ml/claim-uid-1: the API server could not be reached: refused"},
+                new Object[]{"another node's pool", new ClaimAllocation.Allocated(List.of(new AllocatedDevice("gpu",
+                        DraNames.DRIVER, "node-2", "gpu-0"))),
+                        "device gpu-0 of request gpu was allocated from pool node-2, but this node's pool is node-1"},
+                new Object[]{"vanished device", new ClaimAllocation.Allocated(List.of(gpu("gpu", "gpu-9"))),
+                        "device gpu-9 (request gpu) is not on this node any more: it has [gpu-0, gpu-1, gpu-2-mig-1g10gb-20-1,"},
+                new Object[]{"unhealthy device", new ClaimAllocation.Allocated(List.of(gpu("gpu", "gpu-1"))),
+                        "device gpu-1 (" + Devices.gpuUuid(1) + ") is unhealthy: XID 79 (needs a GPU reset)"});
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("failures")
+    void aClaimThatCannotBePreparedFailsAloneWithItsReasonAndLeavesNothing(String description, ClaimAllocation allocation,
+                                                                          String error) {
+        if (allocation != null) {
+            allocations.put("uid-1", allocation);
+        }
+        allocate("uid-ok", gpu("gpu", "gpu-0"));
+        unhealthy.put(Devices.gpuUuid(1), "XID 79 (needs a GPU reset)");
+        ClaimPreparer preparer = preparer();
+
+        Map<String, ClaimResult> results = preparer.prepare(List.of(ref("uid-1"), ref("uid-ok")));
+
+        assertThat(results.keySet()).containsExactly("uid-1", "uid-ok");
+        assertThat(results.get("uid-1")).isInstanceOfSatisfying(ClaimResult.Failed.class,
+                failed -> assertThat(failed.error()).startsWith(error));
+        assertThat(results.get("uid-ok")).isInstanceOf(ClaimResult.Prepared.class);
+        assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-1.json")).doesNotExist();
+        assertThat(preparer.prepared()).extracting(p -> p.claim().uid()).containsExactly("uid-ok");
+        assertThat(counted).containsExactlyInAnyOrderEntriesOf(Map.of("prepare/false", 1, "prepare/true", 1));
+    }
+
+    @Test
+    void devicesThatCannotBeReadFailEveryNewClaimButNotOneOfAnotherDriver() {
+        allocate("uid-1", gpu("gpu", "gpu-0"));
+        allocations.put("uid-2", new ClaimAllocation.Allocated(List.of(new AllocatedDevice("nic", "net.example.com", NODE, "eth0"))));
+        devices.set(NodeDevices.unreadable("NVML could not start: driver not loaded"));
+
+        Map<String, ClaimResult> results = preparer().prepare(List.of(ref("uid-1"), ref("uid-2")));
+
+        assertThat(results.get("uid-1")).isEqualTo(new ClaimResult.Failed(
+                "device gpu-0 cannot be prepared: this node's GPUs cannot be read (NVML could not start: driver not loaded)"));
+        assertThat(results.get("uid-2")).as("nothing of this driver to prepare").isEqualTo(new ClaimResult.Prepared(List.of()));
+        assertThat(dir.resolve("cdi")).doesNotExist();
+    }
+
+    @Test
+    void anEmptyCallIsAnsweredEmpty() {
+        ClaimPreparer preparer = preparer();
+        assertThat(preparer.prepare(List.of())).isEmpty();
+        assertThat(preparer.unprepare(List.of())).isEmpty();
+        assertThat(new HashMap<>(counted)).isEmpty();
+    }
+}
