@@ -210,6 +210,8 @@ public final class DraDriver implements LifecycleListener, HealthListener {
         if (stopped || endpoint == null || registered) {
             return;
         }
+        LOG.log(System.Logger.Level.INFO, "serving the registration socket {0} again, for the kubelet to register {1}",
+                settings.registrationSocket(), DraNames.DRIVER);
         try {
             endpoint.register();
         } catch (IOException e) {

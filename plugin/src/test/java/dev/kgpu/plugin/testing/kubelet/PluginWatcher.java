@@ -29,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -49,6 +48,9 @@ import java.util.stream.Stream;
  *       registered for plugin type} otherwise); the DRA handler needs a name and {@code v1.DRAPlugin} or
  *       {@code v1beta1.DRAPlugin} among {@code supported_versions} and prefers {@code v1}; then
  *       {@code NotifyRegistrationStatus(true)}, or {@code (false, error)} for any failure, with the reason.</li>
+ *   <li>A registration that failed (refused, or the socket not accepting yet: the watcher sees a socket when it is
+ *       bound, before it listens) is tried again with the reconciler's backoff ({@link #RETRY_INITIAL} doubling to
+ *       {@link #RETRY_MAX}) while the same socket is there.</li>
  *   <li>{@link #refuseWith} makes it refuse registrations as a kubelet might (tests of a rejected registration).</li>
  *   <li>A registered driver is called through a {@link DraPluginClient} ({@link #driver}, {@link #awaitDriver}).</li>
  * </ul>
@@ -68,13 +70,18 @@ public final class PluginWatcher implements AutoCloseable {
     public static final String DRA_PLUGIN = "DRAPlugin";
     /** The simulator's timeout for {@code GetInfo} and {@code NotifyRegistrationStatus}. */
     public static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+    /** The kubelet's pending-operations backoff: first retry of a failed registration after this... */
+    public static final Duration RETRY_INITIAL = Duration.ofMillis(500);
+    /** ... doubling up to this (the kubelet's is 2 min 2 s; a test never waits that long). */
+    public static final Duration RETRY_MAX = Duration.ofSeconds(8);
     /** The DRA services the kubelet knows, newest first. */
     public static final List<String> DRA_SERVICES = List.of(DraPluginClient.V1, DraPluginClient.V1BETA1);
 
     private final Path directory;
+    private final List<String> services;
     private final UnixSocketTransport transport = new UnixSocketTransport("kubelet-plugin-watcher", 1);
     private final WatchService watchService;
-    private final ExecutorService registrations = Executors.newSingleThreadExecutor(
+    private final java.util.concurrent.ScheduledExecutorService registrations = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name(THREAD_NAME).daemon().factory());
     private final Thread watchThread;
     private final List<PluginWatcherListener> listeners = new CopyOnWriteArrayList<>();
@@ -84,11 +91,14 @@ public final class PluginWatcher implements AutoCloseable {
     private final Map<String, DraPluginClient> drivers = new LinkedHashMap<>();
     private final Map<Path, String> driverBySocket = new LinkedHashMap<>();
     private final List<PluginRegistration> log = new ArrayList<>();
+    /** Each socket's generation: bumped when it is created or deleted, so older retries of it are dropped. */
+    private final Map<Path, Long> generations = new java.util.HashMap<>();
     private Function<PluginInfo, Optional<String>> refusal = info -> Optional.empty();
     private boolean closed;
 
-    private PluginWatcher(Path directory) throws IOException {
+    private PluginWatcher(Path directory, List<String> services) throws IOException {
         this.directory = directory.toAbsolutePath();
+        this.services = List.copyOf(services);
         if (!Files.isDirectory(this.directory)) {
             Files.createDirectories(this.directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         }
@@ -99,8 +109,16 @@ public final class PluginWatcher implements AutoCloseable {
 
     /** Starts watching {@code registryDirectory} (the kubelet's {@code /var/lib/kubelet/plugins_registry}). */
     public static PluginWatcher start(Path registryDirectory) {
+        return start(registryDirectory, DRA_SERVICES);
+    }
+
+    /**
+     * As {@link #start(Path)}, as a kubelet that knows only {@code kubeletServices} of the DRA services, newest first:
+     * {@code [v1beta1.DRAPlugin]} is a kubelet 1.32 or 1.33.
+     */
+    public static PluginWatcher start(Path registryDirectory, List<String> kubeletServices) {
         try {
-            PluginWatcher watcher = new PluginWatcher(registryDirectory);
+            PluginWatcher watcher = new PluginWatcher(registryDirectory, kubeletServices);
             try (Stream<Path> existing = Files.list(watcher.directory)) {
                 existing.sorted().forEach(watcher::created);
             }
@@ -188,6 +206,7 @@ public final class PluginWatcher implements AutoCloseable {
                     if (event.kind() == StandardWatchEventKinds.ENTRY_CREATE) {
                         created(path);
                     } else {
+                        bump(path);
                         submit(() -> deregister(path));
                     }
                 }
@@ -204,17 +223,38 @@ public final class PluginWatcher implements AutoCloseable {
         if (path.getFileName().toString().startsWith(".")) {
             return;
         }
-        submit(() -> {
-            BasicFileAttributes attributes;
-            try {
-                attributes = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            } catch (IOException gone) {
+        long generation = bump(path);
+        submit(() -> attempt(path, generation, 1));
+    }
+
+    private long bump(Path path) {
+        synchronized (lock) {
+            return generations.merge(path, 1L, Long::sum);
+        }
+    }
+
+    /** Registers the socket unless it changed since; a failure is tried again later, as the reconciler does. */
+    private void attempt(Path path, long generation, int attempt) {
+        synchronized (lock) {
+            if (closed || generations.getOrDefault(path, 0L) != generation) {
                 return;
             }
-            if (attributes.isOther()) {
-                register(path);
-            }
-        });
+        }
+        BasicFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException gone) {
+            return;
+        }
+        if (!attributes.isOther() || register(path)) {
+            return;
+        }
+        long wait = Math.min(RETRY_MAX.toMillis(), RETRY_INITIAL.toMillis() << Math.min(attempt - 1, 20));
+        try {
+            registrations.schedule(() -> attempt(path, generation, attempt + 1), wait, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // closed
+        }
     }
 
     private void submit(Runnable task) {
@@ -225,7 +265,8 @@ public final class PluginWatcher implements AutoCloseable {
         }
     }
 
-    private void register(Path socket) {
+    /** One registration; whether the plugin is registered now. */
+    private boolean register(Path socket) {
         ManagedChannel channel = transport.dial(socket);
         PluginInfo info = null;
         Optional<String> error;
@@ -238,7 +279,7 @@ public final class PluginWatcher implements AutoCloseable {
         }
         DraPluginClient registered = null;
         if (error.isEmpty()) {
-            String service = DRA_SERVICES.stream().filter(info.getSupportedVersionsList()::contains).findFirst().orElseThrow();
+            String service = services.stream().filter(info.getSupportedVersionsList()::contains).findFirst().orElseThrow();
             registered = new DraPluginClient(transport, info.getName(), Path.of(info.getEndpoint().isEmpty()
                     ? socket.toString() : info.getEndpoint()), service);
         }
@@ -267,6 +308,7 @@ public final class PluginWatcher implements AutoCloseable {
             previous.close();
         }
         listeners.forEach(l -> l.onRegistration(entry));
+        return error.isEmpty();
     }
 
     private Optional<String> validate(Path socket, PluginInfo info) {
@@ -276,9 +318,9 @@ public final class PluginWatcher implements AutoCloseable {
         if (info.getName().isEmpty()) {
             return Optional.of("invalid name of DRA plugin at socket " + socket + ": empty");
         }
-        if (DRA_SERVICES.stream().noneMatch(info.getSupportedVersionsList()::contains)) {
+        if (services.stream().noneMatch(info.getSupportedVersionsList()::contains)) {
             return Optional.of("none of the versions supported by the plugin " + info.getSupportedVersionsList()
-                    + " is one the kubelet supports " + DRA_SERVICES);
+                    + " is one the kubelet supports " + services);
         }
         Function<PluginInfo, Optional<String>> policy;
         synchronized (lock) {

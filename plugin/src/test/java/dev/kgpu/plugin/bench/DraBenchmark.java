@@ -1,0 +1,222 @@
+package dev.kgpu.plugin.bench;
+
+import dev.kgpu.nvml.Nvml;
+import dev.kgpu.nvml.NvmlOptions;
+import dev.kgpu.nvml.testing.MockNvml;
+import dev.kgpu.nvml.testing.SimulatedDriverRoot;
+import dev.kgpu.plugin.devices.DeviceSource;
+import dev.kgpu.plugin.devices.NodeInventory;
+import dev.kgpu.plugin.dra.DraNames;
+import dev.kgpu.plugin.dra.NodeDevices;
+import dev.kgpu.plugin.dra.ResourcePool;
+import dev.kgpu.plugin.health.HealthPolicy;
+import dev.kgpu.plugin.kubernetes.KubernetesResourceSlices;
+import dev.kgpu.plugin.nvml.MigCapabilities;
+import dev.kgpu.plugin.nvml.NvmlDeviceSource;
+import dev.kgpu.plugin.testing.Await;
+import dev.kgpu.plugin.testing.MockNvmlPlugin;
+import dev.kgpu.plugin.testing.kubelet.DraClaim;
+import dev.kgpu.plugin.testing.kubelet.DraClaimResult;
+import dev.kgpu.plugin.testing.kubelet.DraPluginClient;
+import dev.kgpu.plugin.testing.kubernetes.TestApiServer;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The DRA driver's benchmark harness, run with the plugin's ({@code ./mvnw -B -Pbench -pl plugin -am
+ * integration-test -DskipTests}):
+ * <ol>
+ *   <li>NodePrepareResources of one claim over the Unix socket, through the kubelet's DRA client (dgx-h100, a
+ *       simulated driver root, the API test server): a new claim (GET the claim, write its CDI spec, write the
+ *       checkpoint), the same claim again (from the checkpoint), and NodeUnprepareResources;</li>
+ *   <li>time from an injected XID to the ResourceSlice without that GPU, seen through a watch on the API server;</li>
+ *   <li>one sync of the node's ResourceSlices for 8 GPUs (dgx-h100) and 256 GPUs (large-256, two slices): the
+ *       first publication (create), and an update after one device left (generation + 1, every slice written).</li>
+ * </ol>
+ * Results go to stdout and {@code target/bench/dra-bench.md}; no thresholds.
+ */
+public final class DraBenchmark {
+
+    static final String NODE = "bench-node";
+    private static final int PREPARE_WARMUP = 100;
+    private static final int PREPARE_ROUNDS = 500;
+    private static final int XID_ROUNDS = 40;
+    private static final int SYNC_ROUNDS = 30;
+
+    public static void main(String[] args) throws Exception {
+        List<String> report = new ArrayList<>();
+        report.add("| measurement | samples | p50 | p99 | max |");
+        report.add("|---|---|---|---|---|");
+        prepare(report);
+        report.add(PluginBenchmark.row("XID injected -> ResourceSlice without the GPU (watch event)", xidToSlice()));
+        for (String profile : List.of("dgx-h100", "large-256")) {
+            long[][] syncs = syncs(profile);
+            report.add(PluginBenchmark.row("ResourceSlice publish, " + profile + ": first (create)", syncs[0]));
+            report.add(PluginBenchmark.row("ResourceSlice publish, " + profile + ": one device left (update)", syncs[1]));
+        }
+        StringBuilder out = new StringBuilder();
+        out.append("Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" CPUs, Java ")
+                .append(System.getProperty("java.version")).append(", ").append(Instant.now()).append('\n');
+        out.append("Load average at the end: ").append(PluginBenchmark.loadAverage()).append("\n\n");
+        report.forEach(line -> out.append(line).append('\n'));
+        System.out.println(out);
+        Path file = Path.of("target/bench/dra-bench.md");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, out.toString());
+        System.exit(0);
+    }
+
+    static TestApiServer apiWithNode() {
+        TestApiServer api = TestApiServer.start();
+        api.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
+        return api;
+    }
+
+    static void prepare(List<String> report) throws Exception {
+        Path work = Files.createTempDirectory("kgpu-dra-bench");
+        Path root = work.resolve("driver-root");
+        MockNvml.load().useProfile("dgx-h100");
+        try (Nvml nvml = Nvml.open()) {
+            SimulatedDriverRoot.write(root, nvml.driverVersion(), SimulatedDriverRoot.gpusOf(nvml), Optional.of(nvml.libraryPath()));
+        }
+        try (TestApiServer api = apiWithNode();
+             MockNvmlPlugin plugin = MockNvmlPlugin.builder(work).profile("dgx-h100").dra(api, NODE)
+                     .env("CONTAINER_DRIVER_ROOT", root.toString()).env("NVIDIA_DRIVER_ROOT", root.toString())
+                     .env("KGPU_PROC_ROOT", root.toString()).start()) {
+            DraPluginClient client = plugin.draClient();
+            int total = PREPARE_WARMUP + PREPARE_ROUNDS;
+            List<DraClaim> claims = new ArrayList<>();
+            for (int i = 0; i < total; i++) {
+                ResourceClaim created = api.client().dynamicResourceAllocation().v1().resourceClaims().inNamespace("bench")
+                        .resource(new ResourceClaimBuilder().withNewMetadata().withNamespace("bench").withName("claim-" + i)
+                                .endMetadata().withNewSpec().endSpec().withNewStatus().withNewAllocation().withNewDevices()
+                                .addNewResult().withRequest("gpu").withDriver(DraNames.DRIVER).withPool(NODE)
+                                .withDevice("gpu-" + (i % 8)).endResult().endDevices().endAllocation().endStatus().build())
+                        .create();
+                claims.add(new DraClaim("bench", "claim-" + i, created.getMetadata().getUid()));
+            }
+            long[] first = new long[PREPARE_ROUNDS];
+            long[] again = new long[PREPARE_ROUNDS];
+            long[] unprepare = new long[PREPARE_ROUNDS];
+            for (int i = 0; i < total; i++) {
+                DraClaim claim = claims.get(i);
+                long start = System.nanoTime();
+                DraClaimResult result = client.prepare(List.of(claim)).get(claim.uid());
+                long prepared = System.nanoTime();
+                client.prepare(List.of(claim));
+                long repeated = System.nanoTime();
+                client.unprepare(List.of(claim));
+                long unprepared = System.nanoTime();
+                if (!result.prepared()) {
+                    throw new IllegalStateException("claim " + claim + " was not prepared: " + result.error());
+                }
+                if (i >= PREPARE_WARMUP) {
+                    first[i - PREPARE_WARMUP] = prepared - start;
+                    again[i - PREPARE_WARMUP] = repeated - prepared;
+                    unprepare[i - PREPARE_WARMUP] = unprepared - repeated;
+                }
+            }
+            report.add(PluginBenchmark.row("NodePrepareResources, 1 claim, 1 GPU: new (API GET, CDI spec, checkpoint)", first));
+            report.add(PluginBenchmark.row("NodePrepareResources, the same claim again (checkpoint)", again));
+            report.add(PluginBenchmark.row("NodeUnprepareResources, 1 claim", unprepare));
+        }
+    }
+
+    /** Nanoseconds from injecting an XID to the watch event of a slice without that GPU. */
+    static long[] xidToSlice() throws Exception {
+        Path work = Files.createTempDirectory("kgpu-dra-bench-xid");
+        BlockingQueue<Long> updates = new LinkedBlockingQueue<>();
+        String[] victim = new String[1];
+        try (TestApiServer api = apiWithNode();
+             MockNvmlPlugin plugin = MockNvmlPlugin.builder(work).profile("dgx-h100").dra(api, NODE).start()) {
+            Await.until(() -> plugin.dra.status().slicesCurrent(), Duration.ofSeconds(60), "slices published");
+            try (var watch = api.client().dynamicResourceAllocation().v1().resourcesSlices().watch(new Watcher<ResourceSlice>() {
+                @Override
+                public void eventReceived(Action action, ResourceSlice slice) {
+                    long now = System.nanoTime();
+                    String gone = victim[0];
+                    if (gone != null && slice.getSpec().getDevices().stream().noneMatch(d -> d.getName().equals(gone))) {
+                        updates.add(now);
+                    }
+                }
+
+                @Override
+                public void onClose(WatcherException cause) {
+                }
+            })) {
+                long[] samples = new long[XID_ROUNDS];
+                for (int i = 0; i < XID_ROUNDS; i++) {
+                    int gpu = i % 8;
+                    victim[0] = "gpu-" + gpu;
+                    long start = System.nanoTime();
+                    plugin.mock.injectXid(plugin.gpuUuid(gpu), 94);
+                    Long seen = updates.poll(20, TimeUnit.SECONDS);
+                    if (seen == null) {
+                        throw new IllegalStateException("no slice update after an XID on GPU " + gpu);
+                    }
+                    samples[i] = seen - start;
+                    victim[0] = null;
+                    plugin.clock.advance(HealthPolicy.DEFAULT_QUIET_PERIOD);
+                    plugin.supervisor.checkHealthNow();
+                    Await.until(() -> plugin.dra.status().slicesCurrent() && slices(api) == 8, Duration.ofSeconds(20),
+                            "GPU " + gpu + " back in the slice");
+                    updates.clear();
+                }
+                return samples;
+            }
+        }
+    }
+
+    static int slices(TestApiServer api) {
+        return api.client().dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
+                .mapToInt(s -> s.getSpec().getDevices().size()).sum();
+    }
+
+    /** [first publication, update after one device left], nanoseconds per sync, on fresh API servers. */
+    static long[][] syncs(String profile) throws Exception {
+        MockNvml.load().useProfile(profile);
+        NodeDevices devices;
+        try (DeviceSource source = NvmlDeviceSource.factory(NvmlOptions.fromEnvironment(System::getenv),
+                MigCapabilities.none()).open()) {
+            NodeInventory inventory = source.inventory();
+            devices = NodeDevices.of(inventory);
+        }
+        ResourcePool full = new ResourcePool(DraNames.DRIVER, NODE, NODE, devices.devices());
+        ResourcePool oneLess = new ResourcePool(DraNames.DRIVER, NODE, NODE, devices.devices().subList(1, devices.devices().size()));
+        long[] first = new long[SYNC_ROUNDS];
+        long[] update = new long[SYNC_ROUNDS];
+        for (int i = 0; i < SYNC_ROUNDS + 3; i++) {
+            try (TestApiServer api = apiWithNode()) {
+                KubernetesResourceSlices store = new KubernetesResourceSlices(api.client());
+                long start = System.nanoTime();
+                store.sync(full);
+                long created = System.nanoTime();
+                store.sync(oneLess);
+                long updated = System.nanoTime();
+                if (i >= 3) {
+                    first[i - 3] = created - start;
+                    update[i - 3] = updated - created;
+                }
+            }
+        }
+        return new long[][]{first, update};
+    }
+
+    private DraBenchmark() {
+    }
+}

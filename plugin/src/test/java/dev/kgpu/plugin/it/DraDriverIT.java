@@ -1,0 +1,368 @@
+package dev.kgpu.plugin.it;
+
+import dev.kgpu.cdi.CdiRegistry;
+import dev.kgpu.cdi.CdiSpec;
+import dev.kgpu.nvml.Nvml;
+import dev.kgpu.nvml.testing.MockNvml;
+import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.testing.SimulatedDriverRoot;
+import dev.kgpu.plugin.dra.DraNames;
+import dev.kgpu.plugin.dra.DraStatus;
+import dev.kgpu.plugin.testing.Await;
+import dev.kgpu.plugin.testing.MockNvmlPlugin;
+import dev.kgpu.plugin.testing.kubelet.DraClaim;
+import dev.kgpu.plugin.testing.kubelet.DraClaimResult;
+import dev.kgpu.plugin.testing.kubelet.DraPluginClient;
+import dev.kgpu.plugin.testing.kubelet.PluginRegistration;
+import dev.kgpu.plugin.testing.kubelet.PluginWatcher;
+import dev.kgpu.plugin.testing.kubernetes.TestApiServer;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The real plugin with its DRA driver on the mock NVML (the real FFM path), registered by the kubelet's plugin
+ * watcher, called through the kubelet's DRA client, publishing to and reading from the Kubernetes API test server
+ * (CRUD, with field selectors). Tests wait for what they check (a registration, a slice, a status), never for time.
+ */
+class DraDriverIT {
+
+    static final String NODE = "gpu-node-1";
+    static final Duration WAIT = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
+
+    TestApiServer api;
+
+    @BeforeEach
+    void apiServerWithTheNode() {
+        api = TestApiServer.start();
+        api.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
+    }
+
+    @AfterEach
+    void stopApiServer() {
+        api.close();
+    }
+
+    MockNvmlPlugin.Builder plugin(String profile) {
+        return MockNvmlPlugin.builder(dir).profile(profile).dra(api, NODE);
+    }
+
+    List<ResourceSlice> slices() {
+        return api.client().dynamicResourceAllocation().v1().resourcesSlices().list().getItems();
+    }
+
+    /** Waits until the node's slices hold exactly one pool generation whose devices satisfy {@code condition}. */
+    List<Device> awaitDevices(Predicate<List<String>> condition, String description) {
+        Await.until(() -> condition.test(deviceNames()), WAIT, description + "; last: " + deviceNames());
+        return slices().stream().flatMap(s -> s.getSpec().getDevices().stream()).toList();
+    }
+
+    List<String> deviceNames() {
+        return slices().stream().flatMap(s -> s.getSpec().getDevices().stream()).map(Device::getName).toList();
+    }
+
+    static DeviceAttribute text(String value) {
+        return new DeviceAttributeBuilder().withString(value).build();
+    }
+
+    static DeviceAttribute number(long value) {
+        return new DeviceAttributeBuilder().withInt(value).build();
+    }
+
+    static DeviceAttribute version(String value) {
+        return new DeviceAttributeBuilder().withVersion(value).build();
+    }
+
+    @Test
+    void theKubeletsPluginWatcherRegistersTheDriverAndCallsItsV1Service() {
+        try (MockNvmlPlugin plugin = plugin("dgx-h100").start()) {
+            DraPluginClient client = plugin.draClient();
+
+            PluginRegistration registration = plugin.pluginWatcher.registrations().getLast();
+            assertThat(registration.registered()).isTrue();
+            assertThat(registration.socket()).isEqualTo(dir.resolve("plugins_registry/gpu.nvidia.com-reg.sock"));
+            assertThat(registration.type()).isEqualTo("DRAPlugin");
+            assertThat(registration.name()).isEqualTo("gpu.nvidia.com");
+            assertThat(registration.endpoint()).isEqualTo(dir.resolve("plugins/gpu.nvidia.com/dra.sock").toString());
+            assertThat(registration.supportedVersions()).containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin");
+            assertThat(client.service()).isEqualTo(DraPluginClient.V1);
+            assertThat(client.prepare(List.of())).as("the liveness probe NVIDIA's chart uses").isEmpty();
+            Await.until(() -> plugin.dra.status().ready(), WAIT, "registered and published: " + plugin.dra.status());
+            assertThat(plugin.kubelet.registrations()).as("the device plugin beside it").isNotEmpty();
+        }
+        assertThat(dir.resolve("plugins_registry/gpu.nvidia.com-reg.sock")).as("removed at stop").doesNotExist();
+        assertThat(dir.resolve("plugins/gpu.nvidia.com/dra.sock")).doesNotExist();
+        assertThat(slices()).as("left for the kubelet to remove, as NVIDIA's driver does").hasSize(1);
+    }
+
+    @Test
+    void aDgxH100IsOneSliceOfEightGpusWithNvidiasAttributes() {
+        MockProfile profile = MockNvml.profile("dgx-h100");
+        try (MockNvmlPlugin plugin = plugin("dgx-h100").start()) {
+            List<Device> devices = awaitDevices(names -> names.size() == 8, "8 GPUs published");
+
+            ResourceSlice slice = slices().getFirst();
+            assertThat(slice.getMetadata().getName()).startsWith("0-gpu.nvidia.com-" + NODE + "-");
+            assertThat(slice.getMetadata().getOwnerReferences()).singleElement().satisfies(owner -> {
+                assertThat(owner.getKind()).isEqualTo("Node");
+                assertThat(owner.getName()).isEqualTo(NODE);
+                assertThat(owner.getUid()).isEqualTo(api.client().nodes().withName(NODE).get().getMetadata().getUid());
+            });
+            assertThat(slice.getSpec().getDriver()).isEqualTo("gpu.nvidia.com");
+            assertThat(slice.getSpec().getNodeName()).isEqualTo(NODE);
+            assertThat(slice.getSpec().getPool().getName()).isEqualTo(NODE);
+            assertThat(slice.getSpec().getPool().getGeneration()).isEqualTo(1L);
+            assertThat(slice.getSpec().getPool().getResourceSliceCount()).isEqualTo(1L);
+            assertThat(devices).extracting(Device::getName).containsExactly("gpu-0", "gpu-1", "gpu-2", "gpu-3", "gpu-4",
+                    "gpu-5", "gpu-6", "gpu-7");
+
+            Map<String, Object> gpu3 = profile.gpu(3);
+            String busId = MockProfile.string(gpu3, "pci.busId").toLowerCase().substring(4);
+            assertThat(devices.get(3).getAttributes()).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
+                    Map.entry("type", text("gpu")),
+                    Map.entry("uuid", text(MockProfile.string(gpu3, "uuid"))),
+                    Map.entry("productName", text("NVIDIA H100 80GB HBM3")),
+                    Map.entry("brand", text("Nvidia")),
+                    Map.entry("architecture", text("Hopper")),
+                    Map.entry("cudaComputeCapability", version("9.0.0")),
+                    Map.entry("driverVersion", version("550.54.15")),
+                    Map.entry("cudaDriverVersion", version("12.4.0")),
+                    Map.entry("index", number(3)),
+                    Map.entry("minor", number(MockProfile.number(gpu3, "minorNumber").longValue())),
+                    Map.entry("pcieBusID", text(busId)),
+                    Map.entry("resource.kubernetes.io/pciBusID", text(busId))));
+            assertThat(devices.get(3).getCapacity()).containsOnlyKeys("memory");
+            assertThat(devices.get(3).getCapacity().get("memory").getValue()).isEqualTo(new Quantity("81559Mi"));
+            Await.until(() -> plugin.dra.status().slicesCurrent(), WAIT, "published: " + plugin.dra.status());
+            int writes = api.requests("PUT") + api.requests("POST");
+
+            plugin.supervisor.reload(); // SIGHUP: the servers restart, the devices are the same
+            Await.until(() -> plugin.supervisor.status().registered().contains("nvidia.com/gpu"), WAIT, "re-registered");
+            Await.until(() -> plugin.dra.status().slicesCurrent(), WAIT, "published: " + plugin.dra.status());
+            assertThat(api.requests("PUT") + api.requests("POST")).as("an unchanged pool is not written").isEqualTo(writes);
+            assertThat(slices().getFirst().getSpec().getPool().getGeneration()).isEqualTo(1L);
+        }
+    }
+
+    @Test
+    void aMigNodeOffersEachMigDeviceWithItsProfileAndMemorySlices() {
+        MockProfile profile = MockNvml.profile("h100-mig");
+        try (MockNvmlPlugin plugin = plugin("h100-mig").env("MIG_STRATEGY", "mixed").start()) {
+            int gpus = profile.gpus().size();
+            List<Device> devices = awaitDevices(names -> names.size() == 3 * gpus, "3 MIG devices per GPU");
+
+            assertThat(devices).extracting(Device::getName).as("GPU 0: 3g.40gb on slices 4-7, two 1g.10gb on 2 and 3;"
+                    + " not the 1c.2g.20gb compute instances, nor the GPU itself").startsWith(
+                    "gpu-0-mig-1g10gb-19-2", "gpu-0-mig-1g10gb-19-3", "gpu-0-mig-3g40gb-9-4");
+            Device big = devices.get(2);
+            Map<String, Object> gpu0 = profile.gpu(0);
+            assertThat(big.getAttributes()).containsEntry("type", text("mig"))
+                    .containsEntry("uuid", text("MIG-09f6c212-bf78-407d-b132-a0f8518982b6"))
+                    .containsEntry("parentUUID", text(MockProfile.string(gpu0, "uuid")))
+                    .containsEntry("profile", text("3g.40gb"))
+                    .containsEntry("productName", text("NVIDIA H100 80GB HBM3"))
+                    .containsEntry("parentIndex", number(0))
+                    .containsEntry("cudaComputeCapability", version("9.0.0"));
+            assertThat(big.getCapacity().keySet()).containsExactlyInAnyOrder("multiprocessors", "copyEngines", "decoders",
+                    "encoders", "jpegEngines", "ofaEngines", "memory", "memorySlice4", "memorySlice5", "memorySlice6",
+                    "memorySlice7");
+            assertThat(big.getCapacity().get("memory").getValue()).isEqualTo(new Quantity("40448Mi"));
+            assertThat(big.getCapacity().get("multiprocessors").getValue()).isEqualTo(new Quantity("60"));
+            Await.until(() -> plugin.kubelet.resource("nvidia.com/mig-3g.40gb").isPresent(), WAIT, "the device plugin beside it");
+        }
+    }
+
+    @Test
+    void anXidTakesTheGpuOutOfTheSliceAndItsRecoveryPutsItBack() {
+        try (MockNvmlPlugin plugin = plugin("dgx-h100").start()) {
+            awaitDevices(names -> names.size() == 8, "8 GPUs published");
+            DraPluginClient client = plugin.draClient();
+            ResourceClaim onGpu3 = createClaim("ml", "on-gpu-3", "gpu-3");
+
+            plugin.mock.injectXid(plugin.gpuUuid(3), 94);
+            awaitDevices(names -> names.size() == 7 && !names.contains("gpu-3"), "gpu-3 out of the slice");
+            assertThat(slices().getFirst().getSpec().getPool().getGeneration()).isEqualTo(2L);
+            DraClaimResult refused = client.prepare(List.of(new DraClaim("ml", "on-gpu-3", onGpu3.getMetadata().getUid())))
+                    .values().iterator().next();
+            assertThat(refused.error()).contains("device gpu-3 (" + plugin.gpuUuid(3) + ") is unhealthy: XID 94");
+
+            plugin.clock.advance(Duration.ofMinutes(2));
+            plugin.supervisor.checkHealthNow();
+            awaitDevices(names -> names.size() == 8, "gpu-3 back in the slice");
+            assertThat(slices().getFirst().getSpec().getPool().getGeneration()).isEqualTo(3L);
+        }
+    }
+
+    @Test
+    void aClaimIsPreparedOnceUnpreparedIdempotentlyAndSurvivesARestart() throws IOException {
+        Path root = driverRoot("dgx-h100");
+        ResourceClaim created = createClaim("ml", "training", "gpu-1");
+        DraClaim claim = new DraClaim("ml", "training", created.getMetadata().getUid());
+        DraClaimResult first;
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), root).start()) {
+            first = plugin.draClient().prepare(List.of(claim)).get(claim.uid());
+
+            assertThat(first.error()).isEmpty();
+            assertThat(first.devices()).containsExactly(new DraClaimResult.Device(List.of("gpu"), NODE, "gpu-1",
+                    List.of("k8s.gpu.nvidia.com/claim=" + claim.uid() + "-gpu-1")));
+            CdiSpec.ContainerEdits edits = CdiRegistry.load(List.of(dir.resolve("cdi"))).resolve(first.cdiDeviceIds());
+            assertThat(edits.deviceNodes()).extracting(CdiSpec.DeviceNode::path).contains("/dev/nvidia1", "/dev/nvidiactl")
+                    .doesNotContain("/dev/nvidia0");
+            assertThat(edits.mounts()).extracting(CdiSpec.Mount::containerPath)
+                    .contains("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15");
+            assertThat(plugin.dra.status().preparedClaims()).isEqualTo(1);
+        }
+        api.client().dynamicResourceAllocation().v1().resourceClaims().inNamespace("ml").withName("training").delete();
+
+        try (MockNvmlPlugin restarted = withDriverRoot(plugin("dgx-h100"), root).start()) {
+            DraPluginClient client = restarted.draClient();
+            assertThat(client.prepare(List.of(claim)).get(claim.uid())).as("from the checkpoint: the claim is gone from"
+                    + " the API server").isEqualTo(first);
+
+            assertThat(client.unprepare(List.of(claim))).containsExactly(Map.entry(claim.uid(), Optional.empty()));
+            assertThat(client.unprepare(List.of(claim))).as("again").containsExactly(Map.entry(claim.uid(), Optional.empty()));
+            assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_" + claim.uid() + ".json")).doesNotExist();
+            assertThat(client.prepare(List.of(claim)).get(claim.uid()).error()).as("unprepared: asked again, it is gone")
+                    .hasValueSatisfying(e -> assertThat(e).startsWith("ResourceClaim ml/training was not found in the API server"));
+        }
+    }
+
+    @Test
+    void aClaimForAVanishedDeviceOrNotAllocatedFailsWithItsReason() {
+        ResourceClaim vanished = createClaim("ml", "stale", "gpu-12");
+        ResourceClaim pending = api.client().dynamicResourceAllocation().v1().resourceClaims().inNamespace("ml")
+                .resource(new ResourceClaimBuilder().withNewMetadata().withNamespace("ml").withName("pending").endMetadata()
+                        .withNewSpec().endSpec().build()).create();
+        try (MockNvmlPlugin plugin = plugin("dgx-h100").start()) {
+            Map<String, DraClaimResult> results = plugin.draClient().prepare(List.of(
+                    new DraClaim("ml", "stale", vanished.getMetadata().getUid()),
+                    new DraClaim("ml", "pending", pending.getMetadata().getUid()),
+                    new DraClaim("ml", "pending", "an-older-uid")));
+
+            assertThat(results.values()).extracting(r -> r.error().orElse("")).containsExactly(
+                    "device gpu-12 (request gpu) is not on this node any more: it has [gpu-0, gpu-1, gpu-2, gpu-3, gpu-4,"
+                            + " gpu-5, gpu-6, gpu-7]",
+                    "ResourceClaim ml/pending is not allocated",
+                    "ResourceClaim ml/pending has UID " + pending.getMetadata().getUid()
+                            + ", not an-older-uid: the claim was deleted and created again");
+        }
+    }
+
+    @Test
+    void aRefusedRegistrationIsReportedWithTheKubeletsReasonAndTriedAgain() {
+        try (PluginWatcher kubelet = PluginWatcher.start(dir.resolve("plugins_registry"));
+             MockNvmlPlugin plugin = refusing(kubelet).plugin("rtx3060").withoutKubelet().start()) {
+            kubelet.await(() -> kubelet.registrations().stream().anyMatch(r -> !r.registered()), WAIT, "a refusal");
+            Await.until(() -> plugin.dra.status().problems().contains(
+                    "the kubelet refused DRA driver gpu.nvidia.com: DRA driver gpu.nvidia.com is not allowed on this node"),
+                    WAIT, "the refusal in the status: " + plugin.dra.status());
+            assertThat(plugin.dra.status().ready()).isFalse();
+
+            kubelet.refuseWith(info -> Optional.empty());
+            Await.until(() -> plugin.dra.status().registered(), WAIT, "registered on a later try: " + plugin.dra.status());
+            kubelet.await(() -> kubelet.registrations().stream().anyMatch(PluginRegistration::registered), WAIT,
+                    "the registration on record");
+            assertThat(plugin.dra.status().problems()).noneMatch(p -> p.contains("refused"));
+        }
+    }
+
+    @Test
+    void aKubeletThatKnowsOnlyV1beta1PreparesThroughIt() {
+        ResourceClaim created = createClaim("ml", "old-kubelet", "gpu-0");
+        DraClaim claim = new DraClaim("ml", "old-kubelet", created.getMetadata().getUid());
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("rtx3060").withoutKubelet(), uncheckedRoot("rtx3060")).start();
+             PluginWatcher kubelet133 = PluginWatcher.start(dir.resolve("plugins_registry"), List.of(DraPluginClient.V1BETA1))) {
+            DraPluginClient client = kubelet133.awaitDriver(DraNames.DRIVER, WAIT);
+
+            assertThat(client.service()).isEqualTo("v1beta1.DRAPlugin");
+            DraClaimResult result = client.prepare(List.of(claim)).get(claim.uid());
+            assertThat(result.cdiDeviceIds()).containsExactly("k8s.gpu.nvidia.com/claim=" + claim.uid() + "-gpu-0");
+            assertThat(client.unprepare(List.of(claim))).containsExactly(Map.entry(claim.uid(), Optional.empty()));
+        }
+    }
+
+    @Test
+    void theDraDriverAloneServesNoDevicePluginResource() {
+        try (MockNvmlPlugin plugin = plugin("dgx-h100").env("KGPU_KUBELET_APIS", "dra").start()) {
+            awaitDevices(names -> names.size() == 8, "8 GPUs published");
+            Await.until(() -> plugin.dra.status().ready(), WAIT, "the DRA driver ready: " + plugin.dra.status());
+
+            assertThat(plugin.supervisor.status().ready()).isTrue();
+            assertThat(plugin.supervisor.status().devicePlugin()).isFalse();
+            assertThat(plugin.supervisor.status().problems()).isEmpty();
+            assertThat(plugin.kubelet.registrations()).as("no device-plugin registration").isEmpty();
+            assertThat(dir.resolve("nvidia-gpu.sock")).doesNotExist();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    /** Makes {@code kubelet} refuse every driver from now on. */
+    DraDriverIT refusing(PluginWatcher kubelet) {
+        kubelet.refuseWith(info -> Optional.of("DRA driver " + info.getName() + " is not allowed on this node"));
+        return this;
+    }
+
+    /** A claim of one request {@code gpu}, allocated {@code device} of this node's pool, as the scheduler leaves it. */
+    ResourceClaim createClaim(String namespace, String name, String device) {
+        ResourceClaim claim = new ResourceClaimBuilder()
+                .withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
+                .withNewSpec().withNewDevices().addNewRequest().withName("gpu").withNewExactly()
+                .withDeviceClassName("gpu.nvidia.com").endExactly().endRequest().endDevices().endSpec()
+                .withNewStatus().withNewAllocation().withNewDevices().addNewResult().withRequest("gpu")
+                .withDriver(DraNames.DRIVER).withPool(NODE).withDevice(device).endResult().endDevices().endAllocation()
+                .endStatus()
+                .build();
+        ResourceClaim created = api.client().dynamicResourceAllocation().v1().resourceClaims().inNamespace(namespace)
+                .resource(claim).create();
+        assertThat(created.getStatus().getAllocation()).as("the test server keeps the status").isNotNull();
+        return created;
+    }
+
+    /** A simulated driver root for {@code profile}, as the simulated node lays it out. */
+    Path driverRoot(String profile) throws IOException {
+        Path root = dir.resolve("driver-root");
+        MockNvml mock = MockNvml.load();
+        mock.useProfile(profile);
+        try (Nvml nvml = Nvml.open()) {
+            SimulatedDriverRoot.write(root, nvml.driverVersion(), SimulatedDriverRoot.gpusOf(nvml), Optional.of(nvml.libraryPath()));
+        }
+        return root;
+    }
+
+    Path uncheckedRoot(String profile) {
+        try {
+            return driverRoot(profile);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static MockNvmlPlugin.Builder withDriverRoot(MockNvmlPlugin.Builder builder, Path root) {
+        return builder.env("CONTAINER_DRIVER_ROOT", root.toString()).env("NVIDIA_DRIVER_ROOT", root.toString())
+                .env("KGPU_PROC_ROOT", root.toString());
+    }
+}
