@@ -176,6 +176,13 @@ initContainers:
 {{- end -}}
 
 {{/* Whether the device plugin hands out devices by CDI (deviceListStrategy cdi-annotations or cdi-cri). */}}
+{{/* The plugin writes CDI specs in the host's /var/run/cdi from the driver root: a cdi-* strategy or the DRA driver. */}}
+{{- define "kgpu.cdiSpecs" -}}
+{{- if or (include "kgpu.cdi" .) .Values.draDriver.enabled -}}
+true
+{{- end -}}
+{{- end -}}
+
 {{- define "kgpu.cdi" -}}
 {{- if and (not (kindIs "invalid" .Values.deviceListStrategy)) (contains "cdi-" (toString .Values.deviceListStrategy)) -}}
 true

@@ -15,6 +15,8 @@ import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -76,6 +78,12 @@ final class ApiServerRules {
                 case ClusterRoleBinding binding -> binding(id, binding.getRoleRef(), binding.getSubjects(), all, problems);
                 case Role role -> rules(id, role.getRules(), problems);
                 case ClusterRole role -> rules(id, role.getRules(), problems);
+                case ValidatingAdmissionPolicyBinding binding -> {
+                    if (all.stream().noneMatch(o -> o instanceof ValidatingAdmissionPolicy
+                            && o.getMetadata().getName().equals(binding.getSpec().getPolicyName()))) {
+                        problems.add(id + ": policyName " + binding.getSpec().getPolicyName() + " is not rendered");
+                    }
+                }
                 default -> {
                 }
             }

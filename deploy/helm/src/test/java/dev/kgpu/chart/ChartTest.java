@@ -6,6 +6,8 @@ import com.marcnuri.helm.TemplateCommand;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -62,6 +64,9 @@ class ChartTest {
             "kgpu-validator/cuda-validation:/run/nvidia/validations",
             "kgpu-validator/validator:/run/nvidia/validations");
     private static final Set<String> DRIVER_VALIDATION = Set.of("kgpu-validator/driver-validation");
+    // the DRA driver's sockets (registration, service, checkpoint) and each claim's CDI spec
+    private static final Set<String> DRA_WRITES = Set.of("kgpu-plugin/plugin:/var/lib/kubelet/plugins_registry",
+            "kgpu-plugin/plugin:/var/lib/kubelet/plugins/gpu.nvidia.com", "kgpu-plugin/plugin:/var/run/cdi");
 
     static Stream<Scenario> scenarios() {
         return Stream.of(
@@ -118,7 +123,12 @@ class ChartTest {
                         union(WRITES, Set.of("kgpu-discovery/discovery:/etc/kubernetes/node-feature-discovery/features.d")),
                         Set.of()),
                 new Scenario("a CDI device list strategy", "{deviceListStrategy: \"envvar,cdi-annotations\"}", DRIVER_VALIDATION,
-                        union(WRITES, Set.of("kgpu-plugin/plugin:/var/run/cdi")), Set.of("kgpu-discovery/discovery")));
+                        union(WRITES, Set.of("kgpu-plugin/plugin:/var/run/cdi")), Set.of("kgpu-discovery/discovery")),
+                new Scenario("the DRA driver beside the device plugin", "{draDriver: {enabled: true}}", DRIVER_VALIDATION,
+                        union(WRITES, DRA_WRITES), Set.of("kgpu-discovery/discovery")),
+                new Scenario("the DRA driver alone", "{devicePlugin: {enabled: false}, draDriver: {enabled: true},"
+                        + " gfd: {enabled: false}, dcgmExporter: {enabled: false}, validator: {enabled: false}}",
+                        Set.of(), DRA_WRITES, Set.of()));
     }
 
     @Test
@@ -188,6 +198,44 @@ class ChartTest {
         // with CDI, the plugin writes its spec there, from the driver root it reads (read-only) at /driver-root
         assertThat(mountPaths(render("{deviceListStrategy: cdi-annotations}"), "kgpu-plugin", "plugin"))
                 .contains("/var/run/cdi", "/driver-root");
+    }
+
+    @Test
+    void theDraDriverGetsItsClaimsItsNodesSlicesAndNvidiasDeviceClassesOnlyWhenAskedFor() throws IOException {
+        List<HasMetadata> defaults = render("{}");
+        assertThat(defaults).noneMatch(o -> o.getKind().equals("DeviceClass") || o.getKind().equals("ValidatingAdmissionPolicy")
+                || o.getMetadata().getName().equals("kgpu-plugin-dra"));
+        assertThat(env(defaults, "KGPU_KUBELET_APIS")).isEmpty();
+        assertThat(defaults).filteredOn(o -> o instanceof ServiceAccount && o.getMetadata().getName().equals("kgpu-plugin"))
+                .singleElement().extracting(o -> ((ServiceAccount) o).getAutomountServiceAccountToken()).isEqualTo(false);
+
+        List<HasMetadata> dra = render("{draDriver: {enabled: true}}");
+        assertThat(rules(dra.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
+                .filter(r -> r.getMetadata().getName().equals("kgpu-plugin-dra")).findFirst().map(ClusterRole::getRules)))
+                .containsExactly("[resourceclaims] [get]", "[resourceslices] [list, create, update, delete]", "[nodes] [get]");
+        assertThat(dra).filteredOn(o -> o instanceof ValidatingAdmissionPolicy).singleElement()
+                .satisfies(o -> assertThat(((ValidatingAdmissionPolicy) o).getSpec().getMatchConditions().getFirst().getExpression())
+                        .contains("system:serviceaccount:kgpu:kgpu-plugin"));
+        assertThat(dra).filteredOn(o -> o instanceof DeviceClass).extracting(o -> o.getMetadata().getName() + ": "
+                        + ((DeviceClass) o).getSpec().getSelectors().getFirst().getCel().getExpression())
+                .containsExactly("gpu.nvidia.com: device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'",
+                        "mig.nvidia.com: device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'");
+        assertThat(env(dra, "KGPU_KUBELET_APIS")).contains("device-plugin,dra");
+        assertThat(env(dra, "KUBELET_PLUGINS_DIRECTORY_PATH")).contains("/var/lib/kubelet/plugins");
+        assertThat(mountPaths(dra, "kgpu-plugin", "plugin")).contains("/var/lib/kubelet/device-plugins",
+                "/var/lib/kubelet/plugins_registry", "/var/lib/kubelet/plugins/gpu.nvidia.com", "/var/run/cdi", "/driver-root");
+
+        List<HasMetadata> alone = render("{devicePlugin: {enabled: false}, draDriver: {enabled: true, deviceClasses: false,"
+                + " nodeScopedSlices: false}}");
+        assertThat(env(alone, "KGPU_KUBELET_APIS")).contains("dra");
+        assertThat(mountPaths(alone, "kgpu-plugin", "plugin")).doesNotContain("/var/lib/kubelet/device-plugins");
+        assertThat(alone).noneMatch(o -> o instanceof DeviceClass || o instanceof ValidatingAdmissionPolicy);
+    }
+
+    private static java.util.Optional<String> env(List<HasMetadata> objects, String name) {
+        return objects.stream().filter(o -> o instanceof DaemonSet && o.getMetadata().getName().equals("kgpu-plugin"))
+                .map(DaemonSet.class::cast).flatMap(d -> d.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv().stream())
+                .filter(e -> e.getName().equals(name)).map(e -> e.getValue()).findFirst();
     }
 
     @Test

@@ -69,7 +69,14 @@ class PluginSettingsTest {
                 new Case("a malformed quiet period", null, Map.of("KGPU_HEALTH_QUIET_PERIOD", "5 minutes"), List.of(),
                         "KGPU_HEALTH_QUIET_PERIOD was '5 minutes'"),
                 new Case("a missing config file", null, Map.of("CONFIG_FILE", "/nonexistent/config.yaml"), List.of(),
-                        "/nonexistent/config.yaml"));
+                        "/nonexistent/config.yaml"),
+                new Case("an unknown kubelet API", null, Map.of("KGPU_KUBELET_APIS", "device-plugin,csi"), List.of(),
+                        "KGPU_KUBELET_APIS was 'device-plugin,csi' but it must list only device-plugin, dra, but lists 'csi'"),
+                new Case("DRA without the node's name", null, Map.of("KGPU_KUBELET_APIS", "dra"), List.of(),
+                        "NODE_NAME was '' but it must name this node when KGPU_KUBELET_APIS lists dra"),
+                new Case("a node name that is no Kubernetes name", null, Map.of(), List.of("--kubelet-apis=dra", "--node-name=GPU_Node"),
+                        "--node-name was 'GPU_Node'"),
+                new Case("a relative CDI root", null, Map.of("CDI_ROOT", "cdi"), List.of(), "CDI_ROOT was 'cdi'"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -112,6 +119,32 @@ class PluginSettingsTest {
         assertThat(settings.healthCheckInterval()).hasSeconds(5);
         assertThat(settings.nvml().driverRoot()).isEqualTo(Path.of("/run/nvidia/driver"));
         assertThat(settings.nvml().library()).isEmpty();
+    }
+
+    @Test
+    void theDraDriverRunsBesideTheDevicePluginOrAloneWithNvidiasFolders() {
+        PluginSettings plain = PluginSettings.load(new String[0], Map.<String, String>of()::get);
+        assertThat(plain.devicePlugin()).isTrue();
+        assertThat(plain.dra()).isEmpty();
+
+        PluginSettings both = PluginSettings.load(new String[]{"--kubelet-apis=device-plugin,dra"},
+                Map.of("NODE_NAME", "gpu-node-7", "CDI_ROOT", "/var/run/cdi")::get);
+        assertThat(both.devicePlugin()).isTrue();
+        assertThat(both.dra()).hasValueSatisfying(dra -> {
+            assertThat(dra.nodeName()).isEqualTo("gpu-node-7");
+            assertThat(dra.cdiRoot()).isEqualTo(Path.of("/var/run/cdi"));
+            assertThat(dra.registrationSocket()).isEqualTo(Path.of("/var/lib/kubelet/plugins_registry/gpu.nvidia.com-reg.sock"));
+            assertThat(dra.serviceSocket()).isEqualTo(Path.of("/var/lib/kubelet/plugins/gpu.nvidia.com/dra.sock"));
+            assertThat(dra.checkpointFile()).isEqualTo(Path.of("/var/lib/kubelet/plugins/gpu.nvidia.com/kgpu-checkpoint.json"));
+            assertThat(dra.cdi().driverRoot()).isEqualTo(Path.of("/driver-root"));
+        });
+
+        PluginSettings alone = PluginSettings.load(new String[]{"--node-name", "n1", "--kubelet-plugins-directory-path=/k/plugins"},
+                Map.of("KGPU_KUBELET_APIS", "dra", "KUBELET_REGISTRAR_DIRECTORY_PATH", "/k/registry")::get);
+        assertThat(alone.devicePlugin()).isFalse();
+        assertThat(alone.dra().orElseThrow().serviceSocket()).isEqualTo(Path.of("/k/plugins/gpu.nvidia.com/dra.sock"));
+        assertThat(alone.dra().orElseThrow().registrationSocket()).isEqualTo(Path.of("/k/registry/gpu.nvidia.com-reg.sock"));
+        assertThat(alone.dra().orElseThrow().cdiRoot()).as("NVIDIA's default").isEqualTo(Path.of("/etc/cdi"));
     }
 
     @Test
