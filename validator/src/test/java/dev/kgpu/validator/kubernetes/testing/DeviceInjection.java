@@ -22,6 +22,18 @@ public record DeviceInjection(Map<String, String> envs, List<String> mountContai
         cdiDevices = List.copyOf(cdiDevices);
     }
 
+    /** Both injections: this one's variables, mounts, annotations and CDI names, then {@code other}'s. */
+    public DeviceInjection plus(DeviceInjection other) {
+        Map<String, String> mergedEnvs = new java.util.LinkedHashMap<>(envs);
+        mergedEnvs.putAll(other.envs);
+        Map<String, String> mergedAnnotations = new java.util.LinkedHashMap<>(annotations);
+        mergedAnnotations.putAll(other.annotations);
+        return new DeviceInjection(mergedEnvs,
+                java.util.stream.Stream.concat(mountContainerPaths.stream(), other.mountContainerPaths.stream()).toList(),
+                mergedAnnotations,
+                java.util.stream.Stream.concat(cdiDevices.stream(), other.cdiDevices.stream()).distinct().toList());
+    }
+
     /** A container that asked for no device. */
     public static DeviceInjection none() {
         return new DeviceInjection(Map.of(), List.of(), Map.of(), List.of());

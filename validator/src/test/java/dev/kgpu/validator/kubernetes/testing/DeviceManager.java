@@ -36,6 +36,46 @@ public interface DeviceManager {
          */
         record Rejected(String reason, String message) implements Admission {
         }
+
+        /**
+         * Not yet: the pod stays {@code Pending}, its containers in {@code ContainerCreating}, with a Warning event
+         * ({@code reason}, e.g. {@code FailedPrepareDynamicResources}, and {@code message}); it is admitted again
+         * when it, a ResourceClaim or a ResourceSlice changes.
+         */
+        record Waiting(String reason, String message) implements Admission {
+        }
+    }
+
+    /**
+     * This manager's admission, then {@code next}'s (the kubelet's device manager, then its DRA manager): admitted
+     * when both admit, each container with both injections merged; when {@code next} does not admit, what this one
+     * gave is released.
+     */
+    default DeviceManager and(DeviceManager next) {
+        DeviceManager first = this;
+        return new DeviceManager() {
+            @Override
+            public Admission admit(Pod pod) {
+                Admission admission = first.admit(pod);
+                if (!(admission instanceof Admission.Admitted firstAdmitted)) {
+                    return admission;
+                }
+                Admission second = next.admit(pod);
+                if (!(second instanceof Admission.Admitted secondAdmitted)) {
+                    first.release(pod);
+                    return second;
+                }
+                Map<String, DeviceInjection> merged = new java.util.LinkedHashMap<>(firstAdmitted.containers());
+                secondAdmitted.containers().forEach((container, injection) -> merged.merge(container, injection, DeviceInjection::plus));
+                return new Admission.Admitted(merged);
+            }
+
+            @Override
+            public void release(Pod pod) {
+                next.release(pod);
+                first.release(pod);
+            }
+        };
     }
 
     /** A kubelet without device plugins: every pod is admitted, and no container gets a device. */

@@ -1,6 +1,7 @@
 package dev.kgpu.validator.kubernetes.testing;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.Pod;
 
 import java.util.LinkedHashSet;
@@ -20,7 +21,6 @@ public final class NodeAffinity implements Scheduler {
     @Override
     public Optional<String> filter(Pod pod, Node node, List<Pod> podsOnNode) {
         Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
-        String name = node.getMetadata().getName();
         Map<String, String> selector = pod.getSpec().getNodeSelector();
         if (selector != null && selector.entrySet().stream().anyMatch(e -> !e.getValue().equals(labels.get(e.getKey())))) {
             return Optional.of(MISMATCH);
@@ -34,13 +34,23 @@ public final class NodeAffinity implements Scheduler {
         if (terms == null || terms.isEmpty()) {
             return Optional.empty();
         }
-        boolean anyTerm = terms.stream().anyMatch(term ->
+        return matchesAnyTerm(terms, node) ? Optional.empty() : Optional.of(MISMATCH);
+    }
+
+    /**
+     * Whether one of {@code terms} admits {@code node}: all of a term's {@code matchExpressions} on its labels and
+     * {@code matchFields} on {@code metadata.name} hold. The terms of a required node affinity, and of a DRA
+     * allocation's or ResourceSlice's node selector.
+     */
+    public static boolean matchesAnyTerm(List<NodeSelectorTerm> terms, Node node) {
+        Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+        String name = node.getMetadata().getName();
+        return terms.stream().anyMatch(term ->
                 Optional.ofNullable(term.getMatchExpressions()).orElse(List.of()).stream()
                         .allMatch(r -> matches(r.getOperator(), labels.get(r.getKey()), labels.containsKey(r.getKey()), r.getValues()))
                 && Optional.ofNullable(term.getMatchFields()).orElse(List.of()).stream()
                         .allMatch(r -> "metadata.name".equals(r.getKey())
                                 && matches(r.getOperator(), name, true, r.getValues())));
-        return anyTerm ? Optional.empty() : Optional.of(MISMATCH);
     }
 
     private static boolean matches(String operator, String value, boolean present, List<String> values) {

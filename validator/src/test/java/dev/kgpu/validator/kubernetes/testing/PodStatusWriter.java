@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.ContainerState;
 import io.fabric8.kubernetes.api.model.ContainerStateBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
@@ -101,21 +100,7 @@ final class PodStatusWriter {
 
     /** An event about the pod, from the scheduler or the kubelet; one that cannot be written is only logged. */
     void event(String type, String reason, String message) {
-        String now = Instant.now().toString();
-        try {
-            client.v1().events().inNamespace(pod.getMetadata().getNamespace()).resource(new EventBuilder()
-                    .withNewMetadata().withGenerateName(pod.getMetadata().getName() + ".").endMetadata()
-                    .withNewInvolvedObject().withKind("Pod").withApiVersion("v1")
-                    .withNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-                    .withUid(pod.getMetadata().getUid()).endInvolvedObject()
-                    .withType(type).withReason(reason).withMessage(message).withCount(1)
-                    .withFirstTimestamp(now).withLastTimestamp(now)
-                    .withNewSource().withComponent(SCHEDULER_EVENTS.contains(reason) ? "default-scheduler" : "kubelet")
-                    .endSource().build()).create();
-        } catch (KubernetesClientException e) {
-            System.getLogger(PodStatusWriter.class.getName()).log(System.Logger.Level.DEBUG,
-                    "could not record event {0} of {1}: {2}", reason, pod.getMetadata().getName(), e.getMessage());
-        }
+        PodEvents.record(client, pod, type, reason, message, SCHEDULER_EVENTS.contains(reason) ? "default-scheduler" : "kubelet");
     }
 
     /**

@@ -3,9 +3,14 @@ package dev.kgpu.validator.kubernetes.testing;
 import dev.kgpu.validator.kubernetes.testing.ContainerRuntime.ContainerOutcome;
 import dev.kgpu.validator.kubernetes.testing.ContainerRuntime.ContainerStart;
 import dev.kgpu.validator.kubernetes.testing.DeviceManager.Admission;
+import dev.kgpu.validator.kubernetes.testing.dra.DraDrivers;
+import dev.kgpu.validator.kubernetes.testing.dra.DraKubeletManager;
+import dev.kgpu.validator.kubernetes.testing.dra.DynamicResources;
+import dev.kgpu.validator.kubernetes.testing.dra.ResourceClaimController;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -80,6 +85,10 @@ public final class SchedulerAndKubelet implements AutoCloseable {
         record NodeChanged(Node node, boolean deleted) implements Event {
         }
 
+        /** A ResourceClaim, ResourceSlice or DeviceClass changed (key: kind, namespace and name). */
+        record ResourceChanged(String key, String resourceVersion, boolean deleted) implements Event {
+        }
+
         record Stop() implements Event {
         }
     }
@@ -91,10 +100,13 @@ public final class SchedulerAndKubelet implements AutoCloseable {
     private final ContainerRuntime runtime;
     private final ContainerLogs logs;
     private final Predicate<Pod> runs;
+    /** With DRA: the resourceclaim controller; else null. */
+    private final ResourceClaimController claims;
     private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
     // written by the worker, read by awaitSettled: the resourceVersion of each pod and of the Node last handled
     private final Map<String, String> handledPods = new ConcurrentHashMap<>();
     private final AtomicReference<String> handledNode = new AtomicReference<>();
+    private final Map<String, String> handledResources = new ConcurrentHashMap<>();
     private final List<String> seenPods = new CopyOnWriteArrayList<>();
     private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
     private final Object settled = new Object();
@@ -102,6 +114,8 @@ public final class SchedulerAndKubelet implements AutoCloseable {
     private final Set<String> started = new HashSet<>();
     private final Map<String, Pod> holding = new LinkedHashMap<>();
     private final Map<String, String> unschedulable = new LinkedHashMap<>();
+    /** Pods (by key) the kubelet could not start yet, and why ({@link Admission.Waiting}). */
+    private final Map<String, String> waiting = new LinkedHashMap<>();
     private final List<Watch> watches = new ArrayList<>();
     private final AtomicInteger podIps = new AtomicInteger();
     private Thread worker;
@@ -109,8 +123,15 @@ public final class SchedulerAndKubelet implements AutoCloseable {
     private SchedulerAndKubelet(Builder builder) {
         this.client = builder.client;
         this.nodeName = builder.nodeName;
-        this.scheduler = builder.scheduler;
-        this.devices = builder.devices;
+        if (builder.draDrivers == null) {
+            this.scheduler = builder.scheduler;
+            this.devices = builder.devices;
+            this.claims = null;
+        } else {
+            this.scheduler = builder.scheduler.and(new DynamicResources(builder.client));
+            this.devices = builder.devices.and(new DraKubeletManager(builder.client, builder.draDrivers));
+            this.claims = new ResourceClaimController(builder.client);
+        }
         this.runtime = Objects.requireNonNull(builder.runtime, "a container runtime");
         this.logs = Objects.requireNonNull(builder.logs, "where container logs go");
         this.runs = builder.runs;
@@ -130,6 +151,7 @@ public final class SchedulerAndKubelet implements AutoCloseable {
         private ContainerRuntime runtime;
         private ContainerLogs logs;
         private Predicate<Pod> runs = pod -> true;
+        private DraDrivers draDrivers;
 
         private Builder(KubernetesClient client, String nodeName) {
             this.client = client;
@@ -164,6 +186,19 @@ public final class SchedulerAndKubelet implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Dynamic resource allocation ({@code resource.k8s.io/v1}) with these drivers: the scheduler also allocates
+         * and reserves pods' ResourceClaims ({@link DynamicResources}, after the other filters), the resourceclaim
+         * controller makes claims from templates and deallocates them ({@link ResourceClaimController}), and the
+         * kubelet prepares them through the drivers before a pod's containers start ({@link DraKubeletManager}, after
+         * the device manager). ResourceClaims, ResourceSlices and DeviceClasses are watched too: a change tries the
+         * pods that wait again. Off by default.
+         */
+        public Builder dynamicResources(DraDrivers drivers) {
+            this.draDrivers = drivers;
+            return this;
+        }
+
         /** Starts watching; pods that exist already are handled first. */
         public SchedulerAndKubelet start() {
             SchedulerAndKubelet cluster = new SchedulerAndKubelet(this);
@@ -172,8 +207,23 @@ public final class SchedulerAndKubelet implements AutoCloseable {
                     (action, node) -> new Event.NodeChanged(node, action == Watcher.Action.DELETED))));
             cluster.watches.add(client.pods().inAnyNamespace().watch(cluster.new Events<>(
                     (action, pod) -> action == Watcher.Action.DELETED ? new Event.PodDeleted(pod) : new Event.PodChanged(pod))));
+            if (draDrivers != null) {
+                var dra = client.dynamicResourceAllocation().v1();
+                cluster.watches.add(dra.resourceClaims().inAnyNamespace().watch(cluster.new Events<>(SchedulerAndKubelet::resourceChanged)));
+                cluster.watches.add(dra.resourcesSlices().watch(cluster.new Events<>(SchedulerAndKubelet::resourceChanged)));
+                cluster.watches.add(dra.deviceClasses().watch(cluster.new Events<>(SchedulerAndKubelet::resourceChanged)));
+            }
             return cluster;
         }
+    }
+
+    private static Event resourceChanged(Watcher.Action action, HasMetadata object) {
+        return new Event.ResourceChanged(resourceKey(object), object.getMetadata().getResourceVersion(),
+                action == Watcher.Action.DELETED);
+    }
+
+    private static String resourceKey(HasMetadata object) {
+        return object.getKind() + "/" + object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
     }
 
     private final class Events<T> implements Watcher<T> {
@@ -202,8 +252,9 @@ public final class SchedulerAndKubelet implements AutoCloseable {
     }
 
     /**
-     * Waits until every pod and the Node have been handled at their current resourceVersion: what the
-     * scheduler and the kubelet would do about the cluster as it is now is done.
+     * Waits until every pod and the Node (with DRA: every ResourceClaim, ResourceSlice and DeviceClass) have been
+     * handled at their current resourceVersion, and every deletion too: what the scheduler and the kubelet would do
+     * about the cluster as it is now is done.
      *
      * @throws AssertionError after {@code timeout}, or when handling an event failed
      */
@@ -214,10 +265,14 @@ public final class SchedulerAndKubelet implements AutoCloseable {
                 if (failure.get() != null) {
                     throw new AssertionError("the simulated scheduler/kubelet failed", failure.get());
                 }
-                boolean podsDone = client.pods().inAnyNamespace().list().getItems().stream().allMatch(p ->
-                        p.getMetadata().getResourceVersion().equals(handledPods.get(key(p))));
+                List<Pod> pods = client.pods().inAnyNamespace().list().getItems();
+                // every pod handled at its resourceVersion, and every deletion too (no pod handled that is gone)
+                boolean podsDone = pods.stream().allMatch(p -> p.getMetadata().getResourceVersion().equals(handledPods.get(key(p))))
+                        && pods.stream().map(SchedulerAndKubelet::key).collect(java.util.stream.Collectors.toSet())
+                                .containsAll(handledPods.keySet());
                 Node node = node();
-                if (podsDone && (node == null || node.getMetadata().getResourceVersion().equals(handledNode.get()))) {
+                if (podsDone && (node == null || node.getMetadata().getResourceVersion().equals(handledNode.get()))
+                        && resourcesDone()) {
                     return;
                 }
                 long left = deadline - System.nanoTime();
@@ -232,6 +287,20 @@ public final class SchedulerAndKubelet implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** With DRA: whether every claim, slice and class has been handled at its current resourceVersion. */
+    private boolean resourcesDone() {
+        if (claims == null) {
+            return true;
+        }
+        var dra = client.dynamicResourceAllocation().v1();
+        List<HasMetadata> objects = new ArrayList<>(dra.resourceClaims().inAnyNamespace().list().getItems());
+        objects.addAll(dra.resourcesSlices().list().getItems());
+        objects.addAll(dra.deviceClasses().list().getItems());
+        return objects.stream().allMatch(o -> o.getMetadata().getResourceVersion().equals(handledResources.get(resourceKey(o))))
+                && objects.stream().map(SchedulerAndKubelet::resourceKey).collect(java.util.stream.Collectors.toSet())
+                        .containsAll(handledResources.keySet());
     }
 
     @Override
@@ -266,13 +335,29 @@ public final class SchedulerAndKubelet implements AutoCloseable {
                     case Event.PodChanged changed -> {
                         reconcile(changed.pod());
                         handledPods.put(key(changed.pod()), changed.pod().getMetadata().getResourceVersion());
-                        if (onNode(changed.pod()) && FINISHED.contains(phase(changed.pod()))) {
-                            retryUnschedulable();
+                        if (FINISHED.contains(phase(changed.pod()))) {
+                            if (claims != null) {
+                                claims.podDone(changed.pod(), false);
+                            }
+                            if (onNode(changed.pod())) {
+                                retryUnschedulable();
+                            }
                         }
                     }
                     case Event.PodDeleted deleted -> {
                         forget(deleted.pod());
+                        if (claims != null) {
+                            claims.podDone(deleted.pod(), true);
+                        }
                         handledPods.remove(key(deleted.pod()));
+                        retryUnschedulable();
+                    }
+                    case Event.ResourceChanged changed -> {
+                        if (changed.deleted()) {
+                            handledResources.remove(changed.key());
+                        } else {
+                            handledResources.put(changed.key(), changed.resourceVersion());
+                        }
                         retryUnschedulable();
                     }
                     case Event.NodeChanged changed -> {
@@ -306,6 +391,14 @@ public final class SchedulerAndKubelet implements AutoCloseable {
         if (!seenPods.contains(pod.getMetadata().getName())) {
             seenPods.add(pod.getMetadata().getName());
         }
+        if (claims != null) {
+            try {
+                pod = claims.ensureClaims(pod);
+            } catch (KubernetesClientException e) {
+                LOG.log(System.Logger.Level.INFO, "pod {0}: its claims could not be made: {1}", key(pod), e.getMessage());
+                return;
+            }
+        }
         PodStatusWriter status = new PodStatusWriter(client, pod);
         try {
             ExtendedResources.byContainer(pod);
@@ -324,11 +417,18 @@ public final class SchedulerAndKubelet implements AutoCloseable {
         started.add(pod.getMetadata().getUid());
         try {
             if (!bound) {
-                status.bind(nodeName);
+                try {
+                    status.bind(nodeName);
+                } catch (KubernetesClientException e) {
+                    scheduler.unreserve(pod);
+                    throw e;
+                }
             }
             switch (devices.admit(pod)) {
                 case Admission.Rejected rejected -> kubeletRejects(pod, true, status, rejected);
+                case Admission.Waiting notYet -> kubeletWaits(pod, status, notYet);
                 case Admission.Admitted admitted -> {
+                    waiting.remove(key(pod));
                     holding.put(pod.getMetadata().getUid(), pod);
                     run(pod, status, admitted);
                 }
@@ -340,11 +440,31 @@ public final class SchedulerAndKubelet implements AutoCloseable {
     }
 
     /**
+     * The kubelet cannot start the pod yet: {@code Pending}, containers in {@code ContainerCreating}, a Warning event
+     * (each once per message); tried again when something changes.
+     */
+    private void kubeletWaits(Pod pod, PodStatusWriter status, Admission.Waiting notYet) {
+        started.remove(pod.getMetadata().getUid());
+        boolean told = notYet.message().equals(waiting.put(key(pod), notYet.message()));
+        if (told) {
+            return;
+        }
+        LOG.log(System.Logger.Level.INFO, "pod {0} waits: {1}: {2}", key(pod), notYet.reason(), notYet.message());
+        try {
+            status.event("Warning", notYet.reason(), notYet.message());
+            status.containersCreating();
+        } catch (KubernetesClientException e) {
+            LOG.log(System.Logger.Level.DEBUG, "pod {0} went away: {1}", key(pod), e.getMessage());
+            waiting.remove(key(pod));
+        }
+    }
+
+    /**
      * Empty when the node takes the pod, else the scheduler's message. The pods on the node are those the API
      * server has bound to it and that have not ended, and those whose devices the kubelet still holds: the CRUD
      * server deletes a pod at once, where a real one keeps it (terminating) until its kubelet has let it go, so
      * a pod deleted but not yet released here still counts, and the scheduler never binds a pod the device
-     * manager would then have to reject.
+     * manager would then have to reject. When every filter lets the pod through, the scheduler's Reserve runs.
      */
     private Optional<String> schedule(Pod pod) {
         Node node = node();
@@ -357,7 +477,7 @@ public final class SchedulerAndKubelet implements AutoCloseable {
                 .forEach(p -> podsOnNode.put(p.getMetadata().getUid(), p));
         holding.forEach(podsOnNode::putIfAbsent);
         podsOnNode.remove(pod.getMetadata().getUid());
-        return scheduler.filter(pod, node, List.copyOf(podsOnNode.values()))
+        return scheduler.filter(pod, node, List.copyOf(podsOnNode.values())).or(() -> scheduler.reserve(pod, node))
                 .map(reason -> "0/1 nodes are available: 1 " + reason + ".");
     }
 
@@ -439,6 +559,7 @@ public final class SchedulerAndKubelet implements AutoCloseable {
     private void forget(Pod pod) {
         started.remove(pod.getMetadata().getUid());
         unschedulable.remove(key(pod));
+        waiting.remove(key(pod));
         logs.remove(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
         release(pod);
     }
@@ -448,12 +569,16 @@ public final class SchedulerAndKubelet implements AutoCloseable {
         devices.release(pod);
     }
 
+    /** Tries again the pods the scheduler could not place and those the kubelet could not start yet. */
     private void retryUnschedulable() {
-        for (String key : List.copyOf(unschedulable.keySet())) {
+        Set<String> keys = new java.util.LinkedHashSet<>(unschedulable.keySet());
+        keys.addAll(waiting.keySet());
+        for (String key : keys) {
             String[] parts = key.split("/", 2);
             Pod pod = client.pods().inNamespace(parts[0]).withName(parts[1]).get();
             if (pod == null) {
                 unschedulable.remove(key);
+                waiting.remove(key);
             } else {
                 reconcile(pod);
             }
