@@ -46,7 +46,7 @@ public final class ValidationPlan {
                         sleeper, settings.sleepInterval(), settings.pluginWaitTries(),
                         settings.withWorkload() ? Optional.of(podRunner(settings, cluster.get(), clock, sleeper))
                                 : Optional.empty(),
-                        settings.samplePod(), settings.migStrategy());
+                        settings.samplePod(), settings.migStrategy(), settings.pluginDeviceClass());
                 case CUDA -> new CudaValidator(cluster.get(), settings.nodeName(), settings.namespace(),
                         podRunner(settings, cluster.get(), clock, sleeper), settings.samplePod(),
                         settings.migStrategy());

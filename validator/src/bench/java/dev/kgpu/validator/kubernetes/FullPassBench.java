@@ -127,7 +127,7 @@ class FullPassBench {
                     new ToolkitValidator(driver, new FileSystemDeviceNodes(node), Optional.empty(), true,
                             dev.kgpu.config.v1.MigStrategy.NONE),
                     new PluginValidator(api, NODE, NS, time, time, interval, 30, Optional.empty(), sample,
-                            MigStrategy.SINGLE),
+                            MigStrategy.SINGLE, Optional.empty()),
                     new CudaValidator(api, NODE, NS, new SamplePodRunner(api, time, time, interval, 60), sample,
                             MigStrategy.SINGLE)).map(v -> timed(v, perComponent)).toList(),
                     new DirectoryStatusFiles(node.resolve("validations")), false, interval, time);

@@ -2,6 +2,7 @@ package dev.kgpu.validator.adapters;
 
 import dev.kgpu.validator.core.Cluster;
 import dev.kgpu.validator.core.ClusterException;
+import dev.kgpu.validator.core.GpuRequest;
 import dev.kgpu.validator.core.NodeResources;
 import dev.kgpu.validator.core.PodRequest;
 import dev.kgpu.validator.core.PodState;
@@ -14,6 +15,12 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplateBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
@@ -37,6 +44,9 @@ public final class KubernetesCluster implements Cluster {
     /** Label on every sample pod, so leftovers can be found and users can see who made them. */
     public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
     public static final String MANAGED_BY_VALUE = "kgpu-validator";
+    /** The sample pod's claim and the template's one request, when it asks for a {@link GpuRequest.DeviceClaim}. */
+    public static final String CLAIM = "gpu";
+    public static final String CLAIM_TEMPLATE_PREFIX = "kgpu-validator-";
 
     private final KubernetesClient client;
 
@@ -83,16 +93,67 @@ public final class KubernetesCluster implements Cluster {
                         .withName(request.container())
                         .withImage(request.image())
                         .withImagePullPolicy(request.pullPolicy().orElse(null))
-                        .withNewResources()
-                            .addToLimits(request.resource(), new Quantity("1"))
-                            .addToRequests(request.resource(), new Quantity("1"))
-                        .endResources()
+                        .withResources(resources(request.gpu()))
                         .withNewSecurityContext().withAllowPrivilegeEscalation(false).endSecurityContext()
                     .endContainer()
                 .endSpec();
+        if (request.gpu() instanceof GpuRequest.DeviceClaim claim) {
+            String template = ensureClaimTemplate(request.namespace(), claim.deviceClass());
+            pod.editSpec().addNewResourceClaim().withName(CLAIM).withResourceClaimTemplateName(template)
+                    .endResourceClaim().endSpec();
+        }
         Pod created = call("create pod " + request.generateName() + "* in namespace " + request.namespace(),
                 () -> client.pods().inNamespace(request.namespace()).resource(pod.build()).create());
         return created.getMetadata().getName();
+    }
+
+    /** One of the extended resource, or the pod's claim {@value #CLAIM}. */
+    private static ResourceRequirements resources(GpuRequest gpu) {
+        return switch (gpu) {
+            case GpuRequest.ExtendedResource resource -> new ResourceRequirementsBuilder()
+                    .addToLimits(resource.resource(), new Quantity("1"))
+                    .addToRequests(resource.resource(), new Quantity("1")).build();
+            case GpuRequest.DeviceClaim claim -> new ResourceRequirementsBuilder().addNewClaim().withName(CLAIM).endClaim().build();
+        };
+    }
+
+    /**
+     * The name of the ResourceClaimTemplate asking for exactly one device of {@code deviceClass}
+     * ({@code kgpu-validator-<class, dots as dashes>}), created when missing (one another validator created meanwhile
+     * is fine). It stays for the next pass; each sample pod's claim goes with the pod.
+     */
+    private String ensureClaimTemplate(String namespace, String deviceClass) {
+        String name = CLAIM_TEMPLATE_PREFIX + deviceClass.replace('.', '-');
+        var templates = client.dynamicResourceAllocation().v1().resourceClaimTemplates().inNamespace(namespace);
+        if (call("get ResourceClaimTemplate " + namespace + "/" + name, () -> templates.withName(name).get()) != null) {
+            return name;
+        }
+        ResourceClaimTemplate template = new ResourceClaimTemplateBuilder()
+                .withNewMetadata().withName(name).withNamespace(namespace)
+                    .addToLabels(MANAGED_BY, MANAGED_BY_VALUE).endMetadata()
+                .withNewSpec().withNewSpec().withNewDevices()
+                    .addNewRequest().withName(CLAIM).withNewExactly().withDeviceClassName(deviceClass)
+                        .withAllocationMode("ExactCount").withCount(1L).endExactly().endRequest()
+                .endDevices().endSpec().endSpec().build();
+        try {
+            call("create ResourceClaimTemplate " + namespace + "/" + name, () -> templates.resource(template).create());
+        } catch (ClusterException e) {
+            if (e.code() != 409) {
+                throw e;
+            }
+        }
+        return name;
+    }
+
+    @Override
+    public List<String> sliceDevices(String nodeName, String driver) {
+        List<ResourceSlice> slices = call("list ResourceSlices",
+                () -> client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems());
+        return slices.stream()
+                .filter(s -> s.getSpec() != null && nodeName.equals(s.getSpec().getNodeName()) && driver.equals(s.getSpec().getDriver()))
+                .flatMap(s -> Optional.ofNullable(s.getSpec().getDevices()).orElse(List.of()).stream())
+                .map(Device::getName)
+                .toList();
     }
 
     @Override

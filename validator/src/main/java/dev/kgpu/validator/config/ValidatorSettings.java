@@ -54,13 +54,17 @@ import java.util.stream.Collectors;
  * @param simulatedDeviceNodes accept regular files as device nodes (simulated nodes only)
  * @param samplePod            the sample pods' image, pull policy and secrets, runtime class
  * @param validatorImage       {@code VALIDATOR_IMAGE}, the validator's own image, recorded only
+ * @param pluginDeviceClass    {@code KGPU_PLUGIN_DEVICE_CLASS}: when present, {@code plugin} validates the DRA driver
+ *                             (its ResourceSlices, a sample pod claiming one device of this DeviceClass) instead
+ *                             of {@code nvidia.com/gpu}
  */
 public record ValidatorSettings(List<Component> components, Mode mode, String nodeName, String namespace,
                                 Path outputDir, boolean withWait, boolean withWorkload, boolean cleanupAll,
                                 Duration sleepInterval, int pluginWaitTries, int podWaitTries,
                                 Duration revalidateInterval, MigStrategy migStrategy, DriverRoots roots,
                                 NvmlOptions nvml, Optional<Path> cdiSpecDir, boolean simulatedDeviceNodes,
-                                SamplePod samplePod, Optional<String> validatorImage) {
+                                SamplePod samplePod, Optional<String> validatorImage,
+                                Optional<String> pluginDeviceClass) {
 
     /** The binary, in messages. */
     public static final String NAME = "kgpu-validator";
@@ -68,6 +72,8 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
     public static final String DEFAULT_CUDA_SAMPLE_IMAGE = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0";
 
     private static final Set<String> PULL_POLICIES = Set.of("Always", "IfNotPresent", "Never");
+    private static final java.util.regex.Pattern DNS_SUBDOMAIN =
+            java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
     static final Setting<List<Component>> COMPONENT = Setting.of(List.of("component", "c"), List.of("COMPONENT"),
             ValueType.of("driver|toolkit|plugin|cuda[,...]|all", ValidatorSettings::components,
@@ -134,12 +140,22 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
     static final Setting<Integer> POD_WAIT_TRIES = Setting.of(List.of(), List.of("KGPU_POD_WAIT_TRIES"),
             ValueType.wholeNumber(1, 10_000, ""), 60, "kgpu: polls of a sample pod (NVIDIA: 60)");
 
+    static final Setting<Optional<String>> PLUGIN_DEVICE_CLASS = Setting.of(List.of("plugin-device-class"),
+            List.of("KGPU_PLUGIN_DEVICE_CLASS"), ValueType.optional(ValueType.of("DeviceClass", name -> {
+                if (name.length() > 253 || !DNS_SUBDOMAIN.matcher(name).matches()) {
+                    throw new IllegalArgumentException("must name a DeviceClass (a DNS subdomain such as gpu.nvidia.com)");
+                }
+                return name;
+            }, name -> name)), Optional.empty(),
+            "kgpu: plugin validates DRA instead of nvidia.com/gpu: the node's gpu.nvidia.com ResourceSlices, and a"
+                    + " sample pod claiming one device of this DeviceClass");
+
     /** The validator's flags and variables, in usage order. */
     static final List<Setting<?>> SETTINGS = List.of(COMPONENT, NODE_NAME, NAMESPACE, OUTPUT_DIR, WITH_WAIT,
             WITH_WORKLOAD, CLEANUP_ALL, SLEEP_INTERVAL, MIG_STRATEGY, DRIVER_ROOT, DRIVER_ROOT_CTR_PATH, DEV_ROOT,
             DEV_ROOT_CTR_PATH, VALIDATOR_IMAGE, PULL_POLICY, PULL_SECRETS, RUNTIME_CLASS, NvmlSettings.LIBRARY,
             CUDA_SAMPLE_IMAGE, CDI_SPEC_DIR, SIMULATED_DEVICE_NODES, MODE, REVALIDATE_INTERVAL, PLUGIN_WAIT_TRIES,
-            POD_WAIT_TRIES);
+            POD_WAIT_TRIES, PLUGIN_DEVICE_CLASS);
 
     public ValidatorSettings {
         components = List.copyOf(components);
@@ -158,6 +174,7 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
         Objects.requireNonNull(cdiSpecDir, "cdiSpecDir");
         Objects.requireNonNull(samplePod, "samplePod");
         Objects.requireNonNull(validatorImage, "validatorImage");
+        Objects.requireNonNull(pluginDeviceClass, "pluginDeviceClass");
         List<ValidationFailure> failures = new ArrayList<>();
         boolean needsCluster = needsCluster(components);
         if (needsCluster && nodeName.isEmpty()) {
@@ -199,7 +216,7 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
                     resolved.get(CDI_SPEC_DIR).map(Path::of), resolved.get(SIMULATED_DEVICE_NODES),
                     new SamplePod(resolved.get(CUDA_SAMPLE_IMAGE), resolved.get(PULL_POLICY), resolved.get(PULL_SECRETS),
                             resolved.get(RUNTIME_CLASS)),
-                    resolved.get(VALIDATOR_IMAGE));
+                    resolved.get(VALIDATOR_IMAGE), resolved.get(PLUGIN_DEVICE_CLASS));
         }), args, set).load();
     }
 
@@ -259,6 +276,7 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
         out.put("VALIDATOR_IMAGE_PULL_POLICY", samplePod.pullPolicy().orElse(""));
         out.put("VALIDATOR_IMAGE_PULL_SECRETS", samplePod.pullSecrets());
         out.put("VALIDATOR_RUNTIME_CLASS", samplePod.runtimeClass().orElse(""));
+        out.put("KGPU_PLUGIN_DEVICE_CLASS", pluginDeviceClass.orElse(""));
         return out;
     }
 

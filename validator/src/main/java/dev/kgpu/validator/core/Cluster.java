@@ -12,7 +12,17 @@ public interface Cluster {
     /** The node's GPU-relevant capacity and allocatable, or empty when no such node exists. */
     Optional<NodeResources> node(String name);
 
-    /** Creates the pod and returns the name the API server gave it. */
+    /**
+     * The names of the devices that DRA driver {@code driver} publishes for node {@code nodeName} in its
+     * ResourceSlices ({@code resource.k8s.io/v1}, {@code spec.nodeName}), in slice order; empty when there are none.
+     */
+    List<String> sliceDevices(String nodeName, String driver);
+
+    /**
+     * Creates the pod and returns the name the API server gave it. A pod asking for a
+     * {@link GpuRequest.DeviceClaim} gets its claim from a ResourceClaimTemplate in its namespace, made first when
+     * missing.
+     */
     String createPod(PodRequest request);
 
     /** The pod's phase and conditions now, or empty when it does not exist. */

@@ -41,7 +41,7 @@ public final class CudaValidator implements ComponentValidator {
     public Evidence validate() throws InterruptedException {
         String resource = resource();
         return Evidence.of(runner.run(samplePod.request(namespace, GENERATE_NAME, APP_LABEL, nodeName, CONTAINER,
-                resource)));
+                new GpuRequest.ExtendedResource(resource))));
     }
 
     private String resource() {

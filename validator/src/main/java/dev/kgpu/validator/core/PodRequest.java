@@ -14,11 +14,11 @@ import java.util.Optional;
  * @param container    the container's name
  * @param image        the CUDA sample image; its own command runs vectorAdd
  * @param pullPolicy   {@code Always}, {@code IfNotPresent} or {@code Never}; empty for the cluster default
- * @param resource     the GPU resource to request one of, e.g. {@code nvidia.com/gpu}
+ * @param gpu          how it asks for its one GPU: {@code nvidia.com/gpu}, or a ResourceClaim of a DeviceClass
  */
 public record PodRequest(String namespace, String generateName, String appLabel, String nodeName,
                          String container, String image, Optional<String> pullPolicy, List<String> pullSecrets,
-                         Optional<String> runtimeClass, String resource) {
+                         Optional<String> runtimeClass, GpuRequest gpu) {
 
     public PodRequest {
         Objects.requireNonNull(namespace, "namespace");
@@ -30,6 +30,6 @@ public record PodRequest(String namespace, String generateName, String appLabel,
         Objects.requireNonNull(pullPolicy, "pullPolicy");
         pullSecrets = List.copyOf(pullSecrets);
         Objects.requireNonNull(runtimeClass, "runtimeClass");
-        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(gpu, "gpu");
     }
 }

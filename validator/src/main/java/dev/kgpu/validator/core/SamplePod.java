@@ -19,8 +19,8 @@ public record SamplePod(String image, Optional<String> pullPolicy, List<String> 
     }
 
     PodRequest request(String namespace, String generateName, String appLabel, String nodeName, String container,
-                       String resource) {
+                       GpuRequest gpu) {
         return new PodRequest(namespace, generateName, appLabel, nodeName, container, image, pullPolicy,
-                pullSecrets, runtimeClass, resource);
+                pullSecrets, runtimeClass, gpu);
     }
 }

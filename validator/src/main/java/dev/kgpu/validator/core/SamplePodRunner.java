@@ -135,7 +135,7 @@ public final class SamplePodRunner {
                     + PASS_MARKER + "' (last line: '" + PodDiagnosis.lastLine(log) + "')");
         }
         return "pod " + state.name() + " ran the CUDA sample on " + state.nodeName().orElse(request.nodeName())
-                + " with 1 " + request.resource() + ": " + PASS_MARKER;
+                + " with " + request.gpu().describe() + ": " + PASS_MARKER;
     }
 
     /** Best effort: the events only sharpen a failure that is already known. */

@@ -111,7 +111,7 @@ class SamplePodValidationIT {
 
     private PluginValidator plugin(boolean withWorkload, MigStrategy strategy) {
         return new PluginValidator(new KubernetesCluster(client), NODE, NS, time, time, INTERVAL, 30,
-                withWorkload ? Optional.of(runner(60)) : Optional.empty(), SAMPLE, strategy);
+                withWorkload ? Optional.of(runner(60)) : Optional.empty(), SAMPLE, strategy, Optional.empty());
     }
 
     private static void assertFailure(Executable validation, Layer layer, String reasonPattern) {

@@ -5,6 +5,7 @@ import dev.kgpu.validator.kubernetes.testing.ContainerLogs;
 import dev.kgpu.validator.kubernetes.testing.ContainerRuntime;
 import dev.kgpu.validator.kubernetes.testing.SchedulerAndKubelet;
 import dev.kgpu.validator.kubernetes.testing.VectorAdd;
+import dev.kgpu.validator.kubernetes.testing.dra.DraDrivers;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.kubernetes.client.KubernetesServer;
@@ -55,9 +56,17 @@ final class ScriptedNode implements ContainerRuntime, ContainerLogs, AutoCloseab
 
     /** Starts playing scheduler and kubelet of {@code node}. */
     static ScriptedNode start(KubernetesClient client, KubernetesServer server, String node) {
+        return start(server, SchedulerAndKubelet.forNode(client, node));
+    }
+
+    /** As {@link #start(KubernetesClient, KubernetesServer, String)}, with DRA and these drivers. */
+    static ScriptedNode startWithDra(KubernetesClient client, KubernetesServer server, String node, DraDrivers drivers) {
+        return start(server, SchedulerAndKubelet.forNode(client, node).dynamicResources(drivers));
+    }
+
+    private static ScriptedNode start(KubernetesServer server, SchedulerAndKubelet.Builder builder) {
         ScriptedNode scripted = new ScriptedNode(server);
-        scripted.cluster = SchedulerAndKubelet.forNode(client, node).runtime(scripted).logs(scripted)
-                .runs(ScriptedNode::isSamplePod).start();
+        scripted.cluster = builder.runtime(scripted).logs(scripted).runs(ScriptedNode::isSamplePod).start();
         return scripted;
     }
 
