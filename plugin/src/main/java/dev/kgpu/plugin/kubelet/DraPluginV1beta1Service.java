@@ -8,7 +8,6 @@ import dev.kgpu.plugin.kubelet.dra.v1beta1.NodePrepareResourcesRequest;
 import dev.kgpu.plugin.kubelet.dra.v1beta1.NodePrepareResourcesResponse;
 import dev.kgpu.plugin.kubelet.dra.v1beta1.NodeUnprepareResourcesRequest;
 import dev.kgpu.plugin.kubelet.dra.v1beta1.NodeUnprepareResourcesResponse;
-import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 
 /**
@@ -27,25 +26,17 @@ final class DraPluginV1beta1Service extends DRAPluginGrpc.DRAPluginImplBase {
 
     @Override
     public void nodePrepareResources(NodePrepareResourcesRequest request, StreamObserver<NodePrepareResourcesResponse> response) {
-        try {
-            response.onNext(convert(v1.prepare(convert(request, dev.kgpu.plugin.kubelet.dra.v1.NodePrepareResourcesRequest.parser())),
-                    NodePrepareResourcesResponse.parser()));
-            response.onCompleted();
-        } catch (RuntimeException e) {
-            response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
-        }
+        DraPluginService.answer("NodePrepareResources (v1beta1)", () -> convert(v1.prepare(convert(request,
+                dev.kgpu.plugin.kubelet.dra.v1.NodePrepareResourcesRequest.parser())), NodePrepareResourcesResponse.parser()),
+                response);
     }
 
     @Override
     public void nodeUnprepareResources(NodeUnprepareResourcesRequest request,
                                        StreamObserver<NodeUnprepareResourcesResponse> response) {
-        try {
-            response.onNext(convert(v1.unprepare(convert(request, dev.kgpu.plugin.kubelet.dra.v1.NodeUnprepareResourcesRequest.parser())),
-                    NodeUnprepareResourcesResponse.parser()));
-            response.onCompleted();
-        } catch (RuntimeException e) {
-            response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
-        }
+        DraPluginService.answer("NodeUnprepareResources (v1beta1)", () -> convert(v1.unprepare(convert(request,
+                dev.kgpu.plugin.kubelet.dra.v1.NodeUnprepareResourcesRequest.parser())), NodeUnprepareResourcesResponse.parser()),
+                response);
     }
 
     private static <T extends Message> T convert(Message message, Parser<T> parser) {
