@@ -81,6 +81,19 @@ public record HealthChecks(boolean allDisabled, Set<Long> disabledXids, boolean 
             text -> Set.copyOf(xids(text, false).xids()),
             xids -> xids.stream().sorted().map(String::valueOf).collect(Collectors.joining(",")));
 
+    /**
+     * These checks with {@code xids} ignored as well, as if {@code DP_DISABLE_HEALTHCHECKS} listed them (NVIDIA's DRA
+     * driver's {@code ADDITIONAL_XIDS_TO_IGNORE}); {@code DP_ENABLE_HEALTHCHECKS} still wins.
+     */
+    public HealthChecks ignoring(Set<Long> xids) {
+        if (xids.isEmpty()) {
+            return this;
+        }
+        Set<Long> disabled = new LinkedHashSet<>(disabledXids);
+        disabled.addAll(xids);
+        return new HealthChecks(allDisabled, disabled, allEnabled, enabledXids);
+    }
+
     /** Whether XID events are watched at all: not when everything is disabled and nothing re-enabled. */
     public boolean xidChecksEnabled() {
         return !allDisabled || allEnabled || !enabledXids.isEmpty();

@@ -108,9 +108,14 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
             List.of("KUBELET_PLUGINS_DIRECTORY_PATH"), ValueType.absolutePath(), DraSettings.DEFAULT_PLUGINS_DIRECTORY.toString(),
             "the kubelet's plugins folder; the DRA driver's socket and checkpoint go to <it>/gpu.nvidia.com");
 
+    /** NVIDIA's DRA driver: XIDs that never mark a GPU unhealthy, on top of the application errors. */
+    static final Setting<Set<Long>> ADDITIONAL_XIDS_TO_IGNORE = Setting.of(List.of("additional-xids-to-ignore"),
+            List.of("ADDITIONAL_XIDS_TO_IGNORE"), HealthChecks.XID_LIST, Set.of(),
+            "XIDs that never mark a GPU unhealthy, added to DP_DISABLE_HEALTHCHECKS's (both kubelet APIs)");
+
     /** kgpu's settings and those of NVIDIA's DRA driver, read with NVIDIA's device plugin's. */
     static final List<Setting<?>> KGPU_SETTINGS = List.of(NvmlSettings.LIBRARY, CDI_SPEC_DIR, PROC_ROOT, QUIET_PERIOD, RECOVERABLE_XIDS,
-            CHECK_INTERVAL, KUBELET_APIS, NODE_NAME, CDI_ROOT, REGISTRAR_DIRECTORY, PLUGINS_DIRECTORY);
+            CHECK_INTERVAL, KUBELET_APIS, NODE_NAME, CDI_ROOT, REGISTRAR_DIRECTORY, PLUGINS_DIRECTORY, ADDITIONAL_XIDS_TO_IGNORE);
 
     public PluginSettings {
         Objects.requireNonNull(kubeletSocket, "kubeletSocket");
@@ -161,7 +166,7 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
                 path -> Files.exists(Path.of(devRoot, path)));
         SharedAllocationPolicy shared = plugin.sharedDevicesAllocationPolicy() == AllocationPolicy.PACKED
                 ? SharedAllocationPolicy.PACKED : SharedAllocationPolicy.DISTRIBUTED;
-        HealthPolicy health = new HealthPolicy(loaded.healthChecks(),
+        HealthPolicy health = new HealthPolicy(loaded.healthChecks().ignoring(resolved.get(ADDITIONAL_XIDS_TO_IGNORE)),
                 resolved.get(QUIET_PERIOD).orElse(HealthPolicy.DEFAULT_QUIET_PERIOD), resolved.get(RECOVERABLE_XIDS));
         Path procRoot = Path.of(resolved.get(PROC_ROOT));
         Path containerDriverRoot = Path.of(plugin.containerDriverRoot());

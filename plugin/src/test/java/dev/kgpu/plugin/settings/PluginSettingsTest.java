@@ -76,7 +76,9 @@ class PluginSettingsTest {
                         "NODE_NAME was '' but it must name this node when KGPU_KUBELET_APIS lists dra"),
                 new Case("a node name that is no Kubernetes name", null, Map.of(), List.of("--kubelet-apis=dra", "--node-name=GPU_Node"),
                         "--node-name was 'GPU_Node'"),
-                new Case("a relative CDI root", null, Map.of("CDI_ROOT", "cdi"), List.of(), "CDI_ROOT was 'cdi'"));
+                new Case("a relative CDI root", null, Map.of("CDI_ROOT", "cdi"), List.of(), "CDI_ROOT was 'cdi'"),
+                new Case("a malformed list of XIDs to ignore", null, Map.of(), List.of("--additional-xids-to-ignore=48,x"),
+                        "--additional-xids-to-ignore was '48,x' but it must be a comma-separated list of XID numbers"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -155,6 +157,18 @@ class PluginSettingsTest {
                     assertThat(usage.getMessage()).contains("--mig-strategy").contains("MIG_STRATEGY")
                             .contains("KGPU_HEALTH_QUIET_PERIOD").contains("KGPU_NVML_LIBRARY");
                 });
+    }
+
+    @Test
+    void nvidiasDraDriverIgnoresTheXidsItListsOnTopOfDpDisableHealthchecksUnlessReEnabled() {
+        PluginSettings settings = PluginSettings.load(new String[0], Map.of("ADDITIONAL_XIDS_TO_IGNORE", "48, 63",
+                "DP_DISABLE_HEALTHCHECKS", "94", "DP_ENABLE_HEALTHCHECKS", "63")::get);
+
+        assertThat(settings.health().isCritical(48)).isFalse();
+        assertThat(settings.health().isCritical(94)).isFalse();
+        assertThat(settings.health().isCritical(63)).as("DP_ENABLE_HEALTHCHECKS wins").isTrue();
+        assertThat(settings.health().isCritical(79)).isTrue();
+        assertThat(PluginSettings.load(new String[0], Map.<String, String>of()::get).health().isCritical(48)).isTrue();
     }
 
     @Test
