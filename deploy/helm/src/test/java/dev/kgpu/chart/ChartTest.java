@@ -126,6 +126,8 @@ class ChartTest {
                         union(WRITES, Set.of("kgpu-plugin/plugin:/var/run/cdi")), Set.of("kgpu-discovery/discovery")),
                 new Scenario("the DRA driver beside the device plugin", "{draDriver: {enabled: true}}", DRIVER_VALIDATION,
                         union(WRITES, DRA_WRITES), Set.of("kgpu-discovery/discovery")),
+                new Scenario("the validator through a DRA claim", "{draDriver: {enabled: true}, validator: {pluginDeviceClass: gpu.nvidia.com}}",
+                        DRIVER_VALIDATION, union(WRITES, DRA_WRITES), Set.of("kgpu-discovery/discovery")),
                 new Scenario("the DRA driver alone", "{devicePlugin: {enabled: false}, draDriver: {enabled: true},"
                         + " gfd: {enabled: false}, dcgmExporter: {enabled: false}, validator: {enabled: false}}",
                         Set.of(), DRA_WRITES, Set.of()));
@@ -230,6 +232,44 @@ class ChartTest {
         assertThat(env(alone, "KGPU_KUBELET_APIS")).contains("dra");
         assertThat(mountPaths(alone, "kgpu-plugin", "plugin")).doesNotContain("/var/lib/kubelet/device-plugins");
         assertThat(alone).noneMatch(o -> o instanceof DeviceClass || o instanceof ValidatingAdmissionPolicy);
+    }
+
+    @Test
+    void theValidatorsPluginComponentClaimsThroughDraOnlyWhenAskedFor() throws IOException {
+        List<HasMetadata> defaults = render("{draDriver: {enabled: true}}");
+        assertThat(validatorEnv(defaults)).noneMatch(e -> e.getName().equals("KGPU_PLUGIN_DEVICE_CLASS"));
+        assertThat(validatorRules(defaults)).noneMatch(r -> r.contains("resourceslices") || r.contains("resourceclaimtemplates"));
+
+        List<HasMetadata> claim = render("{draDriver: {enabled: true}, validator: {pluginDeviceClass: gpu.nvidia.com}}");
+        DaemonSet validator = daemonSet(claim, "kgpu-validator");
+        Container pluginValidation = validator.getSpec().getTemplate().getSpec().getInitContainers().stream()
+                .filter(c -> c.getName().equals("plugin-validation")).findFirst().orElseThrow();
+        assertThat(pluginValidation.getEnv()).filteredOn(e -> e.getName().equals("KGPU_PLUGIN_DEVICE_CLASS"))
+                .singleElement().satisfies(e -> assertThat(e.getValue()).isEqualTo("gpu.nvidia.com"));
+        assertThat(validator.getSpec().getTemplate().getSpec().getInitContainers()).filteredOn(c -> !c.getName().equals("plugin-validation"))
+                .allSatisfy(c -> assertThat(c.getEnv()).noneMatch(e -> e.getName().equals("KGPU_PLUGIN_DEVICE_CLASS")));
+        assertThat(validator.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv())
+                .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("KGPU_PLUGIN_DEVICE_CLASS=gpu.nvidia.com"));
+        assertThat(validatorRules(claim)).contains("[resourceslices] [list]", "[resourceclaimtemplates] [get, create]");
+    }
+
+    private static List<io.fabric8.kubernetes.api.model.EnvVar> validatorEnv(List<HasMetadata> objects) {
+        var spec = daemonSet(objects, "kgpu-validator").getSpec().getTemplate().getSpec();
+        return java.util.stream.Stream.concat(spec.getInitContainers().stream(), spec.getContainers().stream())
+                .flatMap(c -> c.getEnv().stream()).toList();
+    }
+
+    /** The validator's ClusterRole's and Role's rules, each {@code [resources] [verbs]}. */
+    private static List<String> validatorRules(List<HasMetadata> objects) {
+        List<String> rules = new java.util.ArrayList<>();
+        objects.stream().filter(o -> o.getMetadata().getName().equals("kgpu-validator")).forEach(o -> {
+            if (o instanceof ClusterRole role) {
+                rules.addAll(rules(java.util.Optional.of(role.getRules())));
+            } else if (o instanceof io.fabric8.kubernetes.api.model.rbac.Role role) {
+                rules.addAll(rules(java.util.Optional.of(role.getRules())));
+            }
+        });
+        return rules;
     }
 
     private static java.util.Optional<String> env(List<HasMetadata> objects, String name) {
