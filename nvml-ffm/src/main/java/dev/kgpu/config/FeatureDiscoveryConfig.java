@@ -4,6 +4,7 @@ import dev.kgpu.config.v1.Config;
 import dev.kgpu.config.v1.ConfigJson;
 import dev.kgpu.config.v1.FileField;
 import dev.kgpu.config.v1.GfdFlags;
+import dev.kgpu.config.v1.SleepInterval;
 import dev.kgpu.config.v1.ValueType;
 import dev.kgpu.nvml.NvmlOptions;
 import java.nio.file.Path;
@@ -81,6 +82,9 @@ public record FeatureDiscoveryConfig(
             ValueType.optional(ValueType.absolutePath()), Optional.empty(),
             "kgpu: where sysfs is mounted, for gpu.mode and vGPU detection (default /sys)");
 
+    static final Setting<SleepInterval> SLEEP_INTERVAL = Setting.of(FileField.SLEEP_INTERVAL, List.of("sleep-interval"),
+            List.of("GFD_SLEEP_INTERVAL"), "time between labelling passes, a Go duration such as 60s, or 'infinite'");
+
     /** NVIDIA's GFD flags and variables, in its order, then kgpu's. */
     public static final List<Setting<?>> SETTINGS = List.of(
             Setting.of(FileField.MIG_STRATEGY, List.of("mig-strategy"), List.of("GFD_MIG_STRATEGY", "MIG_STRATEGY"),
@@ -91,8 +95,7 @@ public record FeatureDiscoveryConfig(
             Setting.of(FileField.ONESHOT, List.of("oneshot"), List.of("GFD_ONESHOT"), "label once and exit"),
             Setting.of(FileField.NO_TIMESTAMP, List.of("no-timestamp"), List.of("GFD_NO_TIMESTAMP"),
                     "leave out the nvidia.com/gfd.timestamp label"),
-            Setting.of(FileField.SLEEP_INTERVAL, List.of("sleep-interval"), List.of("GFD_SLEEP_INTERVAL"),
-                    "time between labelling passes, a Go duration such as 60s, or 'infinite'"),
+            SLEEP_INTERVAL,
             Setting.of(FileField.OUTPUT_FILE, List.of("output-file", "output", "o"), List.of("GFD_OUTPUT_FILE"),
                     "the NFD feature file written by the file sink"),
             Setting.of(FileField.MACHINE_TYPE_FILE, List.of("machine-type-file"), List.of("GFD_MACHINE_TYPE_FILE"),
@@ -170,11 +173,17 @@ public record FeatureDiscoveryConfig(
             if (sink == LabelSinkKind.AUTO && !config.flags().useNodeFeatureAPI()) {
                 sink = LabelSinkKind.FILE; // NVIDIA's GFD writes the feature file when the NodeFeature API is off
             }
+            List<ConfigWarning> warnings = new ArrayList<>(resolved.warnings());
+            if (config.flags().gfd().sleepInterval() instanceof SleepInterval.Every every && every.raised()) {
+                warnings.add(new ConfigWarning(resolved.property(SLEEP_INTERVAL), "is " + every.goString()
+                        + ", which NVIDIA's GFD accepts and then relabels without pause (a bare number is nanoseconds);"
+                        + " kgpu relabels every " + SleepInterval.SHORTEST.toSeconds() + "s"));
+            }
             return new FeatureDiscoveryConfig(config, resolved.configFile(), sink,
                     optional(resolved.get(NODE_NAME)), resolved.get(NAMESPACE), optional(resolved.get(POD_NAME)),
                     optional(resolved.get(KUBECONFIG)).map(Path::of), resolved.get(KUBE_API_QPS),
                     resolved.get(KUBE_API_BURST), Path.of(resolved.get(SYSFS_ROOT).orElse("/sys")), NvmlSettings.options(resolved),
-                    resolved.warnings());
+                    warnings);
         }), args, environment);
     }
 

@@ -210,9 +210,6 @@ class FeatureDiscoveryConfigTest {
                 new Refused("a bare number for the sleep interval", List.of(), Map.of("GFD_SLEEP_INTERVAL", "60", "NODE_NAME", "n"),
                         List.of("GFD_SLEEP_INTERVAL was '60' but it must be a Go duration such as 60s, 1m30s or 500ms, or"
                                 + " 'infinite' (time: missing unit in duration \"60\")")),
-                new Refused("a negative sleep interval", List.of("--sleep-interval=-5s"), Map.of("NODE_NAME", "n"),
-                        List.of("--sleep-interval was '-5s' but it must be positive (a zero or negative interval would"
-                                + " relabel in a busy loop), or 'infinite'")),
                 new Refused("a bad boolean for oneshot", List.of("--oneshot=yes"), Map.of("NODE_NAME", "n"),
                         List.of("--oneshot was 'yes' but it must be a boolean: 1, t, T, TRUE, true, True, 0, f, F, FALSE,"
                                 + " false or False")),
@@ -230,6 +227,22 @@ class FeatureDiscoveryConfigTest {
         assertThatThrownBy(() -> FeatureDiscoveryConfig.load(test.args().toArray(String[]::new), test.env()::get))
                 .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
                         .extracting(ValidationFailure::message).containsExactlyElementsOf(test.messages()));
+    }
+
+    @Test
+    void acceptsTheSleepIntervalsNvidiaAcceptsAndWarnsWhenKgpuWaitsLonger() {
+        // Go's time.ParseDuration takes "0" and "0s"; NVIDIA's GFD then relabels without pause
+        for (String zero : List.of("0", "0s", "-5s")) {
+            FeatureDiscoveryConfig config = FeatureDiscoveryConfig.load(new String[] {"--sleep-interval=" + zero}, NODE::get);
+            assertThat(((SleepInterval.Every) config.gfd().sleepInterval()).effective()).isEqualTo(SleepInterval.SHORTEST);
+            assertThat(config.warnings()).extracting(ConfigWarning::toString).containsExactly("--sleep-interval: is "
+                    + config.gfd().sleepInterval().goString() + ", which NVIDIA's GFD accepts and then relabels without"
+                    + " pause (a bare number is nanoseconds); kgpu relabels every 1s");
+        }
+        FeatureDiscoveryConfig config = FeatureDiscoveryConfig.load(new String[0],
+                Map.of("NODE_NAME", "n", "GFD_SLEEP_INTERVAL", "90s")::get);
+        assertThat(config.warnings()).isEmpty();
+        assertThat(((SleepInterval.Every) config.gfd().sleepInterval()).effective()).isEqualTo(Duration.ofSeconds(90));
     }
 
     @Test

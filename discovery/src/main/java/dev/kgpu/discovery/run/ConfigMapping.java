@@ -31,7 +31,7 @@ public final class ConfigMapping {
                 gfd.noTimestamp(),
                 sharing(config));
         Optional<java.time.Duration> interval = switch (gfd.sleepInterval()) {
-            case SleepInterval.Every every -> Optional.of(every.duration());
+            case SleepInterval.Every every -> Optional.of(every.effective());
             case SleepInterval.Infinite infinite -> Optional.empty();
         };
         return new DiscoverySettings(

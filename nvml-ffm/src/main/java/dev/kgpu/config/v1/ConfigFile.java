@@ -28,8 +28,10 @@ import java.util.function.Function;
  *     case-insensitively, as Go's decoder does, with a warning; the fields of a sharing block and of its
  *     resources (decoded by NVIDIA's own code) match exactly.</li>
  * <li>A YAML {@code null} means "not set". A field given twice is an error.</li>
- * <li>kgpu is stricter where NVIDIA would silently misbehave: a bare number for {@code sleepInterval}
- *     (nanoseconds to NVIDIA), an empty device list, overlapping per-device sharing entries.</li>
+ * <li>Whatever NVIDIA's decoder accepts is accepted, even where it does something odd with it: a bare
+ *     number for {@code sleepInterval} is nanoseconds, an empty or overlapping {@code devices} list is read
+ *     (and, like {@code rename}, ignored by NVIDIA's plugin). What kgpu does differently with an accepted
+ *     value is a warning, never a refusal.</li>
  * </ul>
  *
  * <p>Immutable and thread-safe.
@@ -319,6 +321,15 @@ public record ConfigFile(String origin, Map<FileField<?>, Object> values, Resour
                 return Optional.empty();
             }
             int failuresBefore = failures.size();
+            for (YamlNode.Entry entry : mapping.entries()) {
+                // NVIDIA's decoders read a null devices or rename as '' and refuse it
+                if ((entry.key().equals("devices") || entry.key().equals("rename")) && isNull(entry.value())) {
+                    fail(path + "." + entry.key(), entry.value().render(), entry.key().equals("devices")
+                            ? "must be 'all', a positive count of devices, or a list of devices (NVIDIA's decoder refuses"
+                                    + " an empty value); leave it out for all"
+                            : "must be a resource name (NVIDIA's decoder refuses an empty one); leave it out for none");
+                }
+            }
             Map<String, YamlNode> fields = fields(mapping, path, known, false);
             Optional<ResourceName> name = required(fields, path, "name",
                     "must be set to the resource to share, such as nvidia.com/gpu", ResourceName::of);

@@ -15,7 +15,14 @@ public sealed interface DeviceRef permits DeviceRef.GpuIndex, DeviceRef.MigIndex
     /** The reference as NVIDIA's config writes it: {@code 0}, {@code 0:1}, {@code GPU-...}. */
     String text();
 
-    String UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
+    /**
+     * A UUID in every form Go's {@code github.com/google/uuid.Parse} (NVIDIA's check) accepts: dashed,
+     * dashed in braces, {@code urn:uuid:}-prefixed, or 32 hex digits.
+     */
+    String UUID = "(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+            + "|\\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\\}"
+            + "|(?i:urn:uuid:)[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+            + "|[0-9a-fA-F]{32})";
 
     record GpuIndex(int index) implements DeviceRef {
         public GpuIndex {

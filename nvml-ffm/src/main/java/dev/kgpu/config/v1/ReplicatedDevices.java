@@ -1,13 +1,12 @@
 package dev.kgpu.config.v1;
 
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Which devices of a resource a sharing entry replicates ({@code sharing.*.resources[].devices}):
  * {@code all} (the default), the first {@code <count>} devices, or an explicit list of
- * {@link DeviceRef}s. kgpu honours this choice; NVIDIA v0.20 replaces it by {@code all} with a warning.
+ * {@link DeviceRef}s. NVIDIA v0.20 replaces it by {@code all} with a warning, and so does kgpu's plugin unless
+ * {@code KGPU_HONOUR_SHARING_DEVICES} asks it to honour the choice.
  */
 public sealed interface ReplicatedDevices permits ReplicatedDevices.All, ReplicatedDevices.Count, ReplicatedDevices.DeviceList {
 
@@ -24,19 +23,10 @@ public sealed interface ReplicatedDevices permits ReplicatedDevices.All, Replica
         }
     }
 
-    /** Exactly these devices, each named once. */
+    /** These devices, as listed: possibly none, possibly one twice (NVIDIA accepts both). */
     record DeviceList(List<DeviceRef> devices) implements ReplicatedDevices {
         public DeviceList {
             devices = List.copyOf(devices);
-            if (devices.isEmpty()) {
-                throw new IllegalArgumentException("must name at least one device (or be 'all' or a count)");
-            }
-            Set<DeviceRef> seen = new HashSet<>();
-            for (DeviceRef device : devices) {
-                if (!seen.add(device)) {
-                    throw new IllegalArgumentException("must name each device once, but names '" + device.text() + "' twice");
-                }
-            }
         }
     }
 

@@ -23,14 +23,30 @@ public sealed interface SleepInterval permits SleepInterval.Every, SleepInterval
     /** The spelling NVIDIA prints: {@code 1m0s}, {@code infinite}. */
     String goString();
 
-    /** Relabel every {@code duration}, which is positive. */
+    /**
+     * The shortest interval kgpu relabels at. NVIDIA's GFD accepts any duration, {@code 0}, a negative one
+     * or a bare number of nanoseconds included, and then relabels in a busy loop; kgpu accepts the same
+     * values (one file starts both) and relabels no more often than this.
+     */
+    Duration SHORTEST = Duration.ofSeconds(1);
+
+    /**
+     * Relabel every {@code duration}: any duration NVIDIA accepts, as given. {@link #effective()} is
+     * the interval kgpu waits.
+     */
     record Every(Duration duration) implements SleepInterval {
         public Every {
             Objects.requireNonNull(duration, "duration");
-            if (duration.isNegative() || duration.isZero()) {
-                throw new IllegalArgumentException(
-                        "must be positive (a zero or negative interval would relabel in a busy loop), or 'infinite'");
-            }
+        }
+
+        /** The interval kgpu relabels at: {@code duration}, or {@link #SHORTEST} when it is shorter. */
+        public Duration effective() {
+            return duration.compareTo(SHORTEST) < 0 ? SHORTEST : duration;
+        }
+
+        /** Whether kgpu waits longer than asked ({@code 0}, {@code 5ns}, {@code -1s}). */
+        public boolean raised() {
+            return duration.compareTo(SHORTEST) < 0;
         }
 
         @Override
@@ -48,7 +64,9 @@ public sealed interface SleepInterval permits SleepInterval.Every, SleepInterval
     }
 
     /**
-     * Parses {@code infinite} or a Go duration.
+     * Parses {@code infinite} or a Go duration, as NVIDIA's {@code Duration.parse} does for flags,
+     * variables and quoted values: {@code 0} and {@code 0s} are accepted, {@code 60} is not (Go's
+     * {@code time.ParseDuration} needs a unit on any number but 0).
      *
      * @throws IllegalArgumentException whose message is the reason, worded to follow "but it"
      */

@@ -351,7 +351,10 @@ public abstract class ValueType<T> {
         };
     }
 
-    /** {@code infinite} or a Go duration; a bare YAML number is refused (NVIDIA reads it as nanoseconds). */
+    /**
+     * {@code infinite} or a Go duration. In the file a bare YAML number is a count of nanoseconds, as NVIDIA's
+     * decoder reads it (a JSON number becomes {@code time.Duration(n)}: {@code 5} is 5ns, {@code 1.9} is 1ns).
+     */
     public static ValueType<SleepInterval> sleepInterval() {
         return new ValueType<>() {
             @Override
@@ -368,8 +371,7 @@ public abstract class ValueType<T> {
             SleepInterval fromYaml(YamlNode node) {
                 if (node instanceof YamlNode.Scalar scalar) {
                     if (scalar.kind() == YamlNode.Kind.INT || scalar.kind() == YamlNode.Kind.FLOAT) {
-                        throw new IllegalArgumentException("must be a Go duration with a unit such as 60s, 1m30s or"
-                                + " 500ms, or 'infinite' (NVIDIA would read a bare number as nanoseconds)");
+                        return new SleepInterval.Every(Duration.ofNanos(goNanoseconds(scalar)));
                     }
                     return SleepInterval.parse(scalar.text());
                 }
@@ -381,6 +383,25 @@ public abstract class ValueType<T> {
                 return value.goString();
             }
         };
+    }
+
+    /**
+     * A YAML number as NVIDIA's duration decoder reads it: Go's JSON decoder makes it a {@code float64}, and
+     * {@code time.Duration(value)} truncates that toward zero, in nanoseconds.
+     */
+    private static long goNanoseconds(YamlNode.Scalar scalar) {
+        double value;
+        try {
+            value = Double.parseDouble(scalar.kind() == YamlNode.Kind.INT
+                    ? YamlNode.Scalar.goInteger(scalar.text()).orElseThrow().toString() : scalar.text().replace("_", ""));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("must be a Go duration such as 60s, a number of nanoseconds, or 'infinite'");
+        }
+        if (!Double.isFinite(value) || Math.abs(value) >= 0x1p63) {
+            throw new IllegalArgumentException("must be a number of nanoseconds that fits in 64 bits, or a Go duration"
+                    + " such as 60s, or 'infinite'");
+        }
+        return (long) value;
     }
 
     /** A positive integer. */

@@ -236,15 +236,13 @@ class ConfigFileTest {
                 fails("CDI prefix without its slash", "flags:\n  plugin:\n    cdiAnnotationPrefix: cdi.k8s.io\n",
                         "flags.plugin.cdiAnnotationPrefix was 'cdi.k8s.io' but it must be a DNS subdomain followed by '/',"
                                 + " such as cdi.k8s.io/, to make valid annotation keys"),
-                fails("bare number for sleepInterval", "flags:\n  gfd:\n    sleepInterval: 60\n",
-                        "flags.gfd.sleepInterval was '60' but it must be a Go duration with a unit such as 60s, 1m30s or"
-                                + " 500ms, or 'infinite' (NVIDIA would read a bare number as nanoseconds)"),
+                fails("quoted bare number for sleepInterval (Go's ParseDuration needs a unit)",
+                        "flags:\n  gfd:\n    sleepInterval: \"60\"\n",
+                        "flags.gfd.sleepInterval was '60' but it must be a Go duration such as 60s, 1m30s or 500ms, or"
+                                + " 'infinite' (time: missing unit in duration \"60\")"),
                 fails("sleepInterval in days", "flags:\n  gfd:\n    sleepInterval: 1d\n",
                         "flags.gfd.sleepInterval was '1d' but it must be a Go duration such as 60s, 1m30s or 500ms, or"
                                 + " 'infinite' (time: unknown unit \"d\" in duration \"1d\")"),
-                fails("zero sleepInterval", "flags:\n  gfd:\n    sleepInterval: 0s\n",
-                        "flags.gfd.sleepInterval was '0s' but it must be positive (a zero or negative interval would"
-                                + " relabel in a busy loop), or 'infinite'"),
                 fails("flags that are no mapping", "flags: none\n",
                         "flags was 'none' but it must be a mapping of migStrategy, failOnInitError, mpsRoot,"
                                 + " nvidiaDriverRoot, nvidiaDevRoot, gdrcopyEnabled, gdsEnabled, mofedEnabled,"
@@ -309,9 +307,6 @@ class ConfigFileTest {
                 fails("zero devices", sharing("timeSlicing", "    - name: gpu\n      devices: 0\n      replicas: 2\n"),
                         "sharing.timeSlicing.resources[0].devices was '0' but it must be a positive count of devices, 'all'"
                                 + " or a list of devices"),
-                fails("an empty device list", sharing("timeSlicing", "    - name: gpu\n      devices: []\n      replicas: 2\n"),
-                        "sharing.timeSlicing.resources[0].devices was '[]' but it must name at least one device (or be 'all'"
-                                + " or a count)"),
                 fails("malformed UUID and negative index, each reported",
                         sharing("timeSlicing", "    - name: gpu\n      devices: [GPU-UUID, -1, \"1:x\"]\n      replicas: 2\n"),
                         "sharing.timeSlicing.resources[0].devices[0] was 'GPU-UUID' but it must be a GPU index (0), a MIG"
@@ -319,26 +314,11 @@ class ConfigFileTest {
                         "sharing.timeSlicing.resources[0].devices[1] was '-1' but it must not be negative",
                         "sharing.timeSlicing.resources[0].devices[2] was '1:x' but it must be a GPU index (0), a MIG"
                                 + " index ('0:1'), a GPU UUID (GPU-<uuid>) or a MIG UUID (MIG-<uuid> or MIG-GPU-<uuid>/<gi>/<ci>)"),
-                fails("a device listed twice", sharing("timeSlicing", "    - name: gpu\n      devices: [0, \"0\"]\n      replicas: 2\n"),
-                        "sharing.timeSlicing.resources[0].devices was '[0, 0]' but it must name each device once, but names"
-                                + " '0' twice"),
-                fails("two entries share every device of one resource",
-                        sharing("timeSlicing", "    - name: gpu\n      replicas: 2\n    - name: gpu\n      devices: 1\n"
-                                + "      replicas: 4\n"),
-                        "sharing.timeSlicing.resources[0].devices was 'all' but it must be an explicit list of devices"
-                                + " because resources[0, 1] all share nvidia.com/gpu",
-                        "sharing.timeSlicing.resources[1].devices was '1' but it must be an explicit list of devices"
-                                + " because resources[0, 1] all share nvidia.com/gpu"),
-                fails("two entries share the same device",
-                        sharing("timeSlicing", "    - name: gpu\n      devices: [0, 1]\n      replicas: 2\n"
-                                + "    - name: gpu\n      rename: gpu-big\n      devices: [1]\n      replicas: 4\n"),
-                        "sharing.timeSlicing.resources[1].devices was '1' but it must not list a device that resources[0]"
-                                + " already shares"),
-                fails("two resources renamed to one name",
-                        sharing("timeSlicing", "    - name: gpu\n      rename: shared\n      replicas: 2\n"
-                                + "    - name: mig-1g.5gb\n      rename: shared\n      replicas: 2\n"),
-                        "sharing.timeSlicing.resources[1].rename was 'nvidia.com/shared' but it must not advertise devices"
-                                + " of nvidia.com/mig-1g.5gb under the name that resources[0] uses for nvidia.com/gpu"),
+                fails("devices left empty (NVIDIA's decoder reads null as '')",
+                        sharing("timeSlicing", "    - name: gpu\n      devices:\n      replicas: 2\n"),
+                        "sharing.timeSlicing.resources[0].devices was '' but it must be 'all', a positive count of"
+                                + " devices, or a list of devices (NVIDIA's decoder refuses an empty value); leave it out"
+                                + " for all"),
                 fails("a resource entry that is a string", sharing("mps", "    - nvidia.com/gpu\n"),
                         "sharing.mps.resources[0] was 'nvidia.com/gpu' but it must be a mapping of name, rename, devices,"
                                 + " replicas"),
@@ -554,6 +534,27 @@ class ConfigFileTest {
         assertThat(config.flags().plugin().deviceListStrategy()).isEqualTo(test.expected());
     }
 
+    static Stream<String> sharingNvidiaAccepts() {
+        return Stream.of(
+                "    - name: gpu\n      devices: []\n      replicas: 2\n",
+                "    - name: gpu\n      devices: [0, \"0\"]\n      replicas: 2\n",
+                "    - name: gpu\n      replicas: 2\n    - name: gpu\n      devices: 1\n      replicas: 4\n",
+                "    - name: gpu\n      devices: [0, 1]\n      replicas: 2\n    - name: gpu\n      rename: gpu-big\n"
+                        + "      devices: [1]\n      replicas: 4\n",
+                "    - name: gpu\n      rename: shared\n      replicas: 2\n    - name: mig-1g.5gb\n      rename: shared\n"
+                        + "      replicas: 2\n",
+                // every form of UUID Go's uuid.Parse takes
+                "    - name: gpu\n      devices: [GPU-4cf8db2d06c07d701a51e59b25b2c16c, \"GPU-{4cf8db2d-06c0-7d70-1a51-e59b25b2c16c}\","
+                        + " GPU-urn:uuid:4cf8db2d-06c0-7d70-1a51-e59b25b2c16c, MIG-4cf8db2d06c07d701a51e59b25b2c16c]\n"
+                        + "      replicas: 2\n");
+    }
+
+    @ParameterizedTest
+    @MethodSource("sharingNvidiaAccepts")
+    void acceptsTheSharingEntriesNvidiasDecoderAccepts(String resources) {
+        assertThat(parse(sharing("timeSlicing", resources)).sharing().timeSlicing()).isPresent();
+    }
+
     record Sleep(String description, String yaml, SleepInterval expected) {
         @Override
         public String toString() {
@@ -567,7 +568,13 @@ class ConfigFileTest {
                 new Sleep("minutes and seconds", "1m30s", new SleepInterval.Every(Duration.ofSeconds(90))),
                 new Sleep("milliseconds", "500ms", new SleepInterval.Every(Duration.ofMillis(500))),
                 new Sleep("quoted", "\"2h\"", new SleepInterval.Every(Duration.ofHours(2))),
-                new Sleep("infinite", "infinite", new SleepInterval.Infinite()));
+                new Sleep("infinite", "infinite", new SleepInterval.Infinite()),
+                // NVIDIA's flags_test.go inputs: a JSON number is nanoseconds, 0 and "0s" are zero
+                new Sleep("zero as a number", "0", new SleepInterval.Every(Duration.ZERO)),
+                new Sleep("zero seconds", "0s", new SleepInterval.Every(Duration.ZERO)),
+                new Sleep("a bare number is nanoseconds", "5", new SleepInterval.Every(Duration.ofNanos(5))),
+                new Sleep("a float is truncated nanoseconds", "1.9", new SleepInterval.Every(Duration.ofNanos(1))),
+                new Sleep("a negative duration", "-5s", new SleepInterval.Every(Duration.ofSeconds(-5))));
     }
 
     @ParameterizedTest(name = "{0}")
