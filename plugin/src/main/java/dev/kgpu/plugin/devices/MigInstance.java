@@ -43,8 +43,9 @@ public record MigInstance(String uuid, int parentIndex, String parentUuid, int p
 
     /**
      * Whether its compute instance spans its whole GPU instance ({@code 1g.10gb}, {@code 1g.10gb+me}: yes;
-     * {@code 1c.2g.20gb}: no). NVIDIA serves only those that do, both as a device plugin (strategy mixed) and as a
-     * DRA driver.
+     * {@code 1c.2g.20gb}: no). NVIDIA's DRA driver serves only those that do; its device plugin (strategy mixed)
+     * counts the others under their GPU instance's resource up to v0.19, as kgpu's planner does, and refuses the
+     * node from v0.20.
      */
     public boolean spansGpuInstance() {
         return !profile.matches("^[0-9]+c\\..*");

@@ -25,6 +25,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -34,13 +37,19 @@ import java.util.stream.Collectors;
  *   <li>{@code single}: with MIG off everywhere, as {@code none}; with MIG on everywhere, every MIG device as
  *       {@code nvidia.com/gpu}, which requires identical MIG devices; a mix of MIG modes is an error.</li>
  *   <li>{@code mixed}: GPUs without MIG as {@code nvidia.com/gpu}; MIG devices as
- *       {@code nvidia.com/mig-<profile>} ({@code +} becomes {@code .}) for profiles whose compute instance
- *       spans its GPU instance (NVIDIA's default patterns); others are not advertised (warning).</li>
- *   <li>{@code sharing} (time-slicing or MPS): each selected device of a resource is listed
- *       {@code replicas} times as {@code <uuid>::<n>}, under {@code rename} when given. Unlike NVIDIA
- *       (its issue #1786), kgpu honours {@code devices} and {@code rename}: unselected devices stay in the
- *       original resource unshared, and entries with explicit device lists may give GPUs different
- *       replica counts.</li>
+ *       {@code nvidia.com/mig-<profile>} ({@code +} becomes {@code .}, so {@code 1g.10gb+me} has a resource of
+ *       its own, as in v0.20); a compute-instance profile ({@code 1c.2g.20gb}) counts under its GPU instance's
+ *       resource ({@code mig-2g.20gb}), as NVIDIA's plugin up to v0.19 counts it (v0.20's anchored patterns
+ *       match no resource for it, and its plugin then does not start).</li>
+ *   <li>{@code sharing} (time-slicing or MPS), as NVIDIA does: every device of each named resource is listed
+ *       {@code replicas} times as {@code <uuid>::<n>} (several entries for one resource: the most replicas),
+ *       under {@code <name>.shared} with {@code renameByDefault}; {@code devices} and {@code rename} are read
+ *       and ignored with a warning (NVIDIA's issue #1786).</li>
+ *   <li>With {@link SharingDevices#HONOURED} (kgpu's {@code KGPU_HONOUR_SHARING_DEVICES}), {@code devices}
+ *       and {@code rename} are honoured: only the selected devices are shared, the others stay whole in their
+ *       resource, and entries with explicit device lists may give GPUs different replica counts. What cannot
+ *       be honoured on this node (a device it does not have, a count larger than its devices, a device two
+ *       entries select) is a warning naming it, never a failed start.</li>
  * </ul>
  * The {@code resources} section (custom names) is ignored with a warning, as NVIDIA v0.20 does, so the
  * same ConfigMap yields the same resource names. Immutable and thread-safe.
@@ -50,13 +59,37 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
     private static final System.Logger LOG = System.getLogger(ConfiguredResourcePlanner.class.getName());
     public static final String GPU_RESOURCE = "nvidia.com/gpu";
 
-    private final Config config;
+    /** What {@code sharing.*.resources[].devices} and {@code rename} do. */
+    public enum SharingDevices {
+        /** Read and ignored, as NVIDIA's plugin does: every device of the resource is shared under NVIDIA's name. */
+        IGNORED,
+        /** kgpu's: only the selected devices are shared, under {@code rename} when given. */
+        HONOURED
+    }
 
+    private final Config config;
+    private final SharingDevices sharingDevices;
+    private final Consumer<String> warnings;
+
+    /** NVIDIA's behaviour, warnings logged. */
     public ConfiguredResourcePlanner(Config config) {
+        this(config, SharingDevices.IGNORED, message -> LOG.log(System.Logger.Level.WARNING, message));
+    }
+
+    /**
+     * @param warnings told each thing on this node or in this config that kgpu accepts but does not do as
+     *                 written, one line each (the plugin logs them at WARN)
+     */
+    public ConfiguredResourcePlanner(Config config, SharingDevices sharingDevices, Consumer<String> warnings) {
         this.config = Objects.requireNonNull(config, "config");
+        this.sharingDevices = Objects.requireNonNull(sharingDevices, "sharingDevices");
+        this.warnings = Objects.requireNonNull(warnings, "warnings");
         if (!config.resources().gpus().isEmpty() || !config.resources().mig().isEmpty()) {
-            LOG.log(System.Logger.Level.WARNING, "resources: custom resource names are ignored, as in NVIDIA's plugin"
+            warnings.accept("resources: custom resource names are ignored, as in NVIDIA's plugin"
                     + " v0.20; GPUs are nvidia.com/gpu and MIG devices nvidia.com/mig-<profile>");
+        }
+        if (sharingDevices == SharingDevices.IGNORED) {
+            config.sharing().active().ifPresent(active -> warnIgnored(active));
         }
     }
 
@@ -87,14 +120,7 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
                 Map<String, List<PhysicalDevice>> migs = new TreeMap<>();
                 for (Gpu gpu : gpus) {
                     for (MigInstance mig : gpu.migDevices()) {
-                        if (!mig.spansGpuInstance()) {
-                            LOG.log(System.Logger.Level.WARNING, ("MIG device %s (%s on GPU %d) is not advertised: under"
-                                    + " migStrategy 'mixed' only profiles whose compute instance spans the GPU instance"
-                                    + " have a resource").formatted(mig.uuid(), mig.profile(), gpu.index()));
-                            continue;
-                        }
-                        migs.computeIfAbsent(Resources.defaultMigResourceName(mig.profile()).value(), n -> new ArrayList<>())
-                                .add(mig);
+                        migs.computeIfAbsent(migResourceName(mig.profile()), n -> new ArrayList<>()).add(mig);
                     }
                 }
                 map.putAll(migs);
@@ -133,6 +159,21 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
         return devices;
     }
 
+    /**
+     * The resource a MIG device of {@code profile} is advertised under with {@code migStrategy: mixed}:
+     * {@code 1g.10gb} → {@code nvidia.com/mig-1g.10gb}, {@code 1g.10gb+me} → {@code nvidia.com/mig-1g.10gb.me},
+     * and a compute instance smaller than its GPU instance, {@code 1c.2g.20gb}, under its GPU instance's
+     * {@code nvidia.com/mig-2g.20gb} (NVIDIA's default patterns are the profiles whose compute instance spans
+     * the GPU instance; up to v0.19 they matched unanchored, so {@code 2g.20gb} matched {@code 1c.2g.20gb}).
+     */
+    static String migResourceName(String profile) {
+        Matcher computeInstance = COMPUTE_INSTANCE_PROFILE.matcher(profile);
+        String gpuInstanceProfile = computeInstance.matches() ? computeInstance.group(1) : profile;
+        return Resources.defaultMigResourceName(gpuInstanceProfile).value();
+    }
+
+    private static final Pattern COMPUTE_INSTANCE_PROFILE = Pattern.compile("[0-9]+c\\.(.+)");
+
     private static String indices(List<Gpu> gpus) {
         return gpus.stream().map(g -> String.valueOf(g.index())).collect(Collectors.joining(", "));
     }
@@ -141,22 +182,24 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
     // sharing
 
     private List<PluginResource> replicate(Map<String, List<PhysicalDevice>> base) {
-        SharingStrategy strategy = config.sharing().strategy();
-        boolean mps = strategy == SharingStrategy.MPS;
+        boolean mps = config.sharing().strategy() == SharingStrategy.MPS;
         String section = mps ? "sharing.mps" : "sharing.timeSlicing";
         ReplicatedResources replicated = config.sharing().active().orElseThrow();
-        Map<String, List<AdvertisedDevice>> advertised = new LinkedHashMap<>();
-        Map<String, Boolean> shared = new LinkedHashMap<>();
+        Map<String, Set<AdvertisedDevice>> advertised = new LinkedHashMap<>(); // NVIDIA's map is keyed by device ID
         Map<String, Integer> maxReplicas = new LinkedHashMap<>();
         Map<String, Set<PhysicalDevice>> selectedPerResource = new LinkedHashMap<>();
+        Map<PhysicalDevice, Integer> selectedBy = new LinkedHashMap<>();
+        Map<String, String> sourceOfAdvertised = new LinkedHashMap<>();
 
         List<ReplicatedResource> entries = replicated.resources();
         for (int i = 0; i < entries.size(); i++) {
             ReplicatedResource entry = entries.get(i);
+            int index = i;
             String property = section + ".resources[" + i + "]";
-            List<PhysicalDevice> devices = base.getOrDefault(entry.name().value(), List.of());
+            String resource = entry.name().value();
+            List<PhysicalDevice> devices = base.getOrDefault(resource, List.of());
             if (devices.isEmpty()) {
-                LOG.log(System.Logger.Level.WARNING, "%s.name '%s' matches no device on this node; nothing is shared for it"
+                warnings.accept("%s.name '%s' matches no device on this node; nothing is shared for it"
                         .formatted(property, entry.name()));
                 continue;
             }
@@ -166,17 +209,36 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
                             + "' but it names MIG devices, which MPS cannot share");
                 });
             }
-            List<PhysicalDevice> selected = select(entry.devices(), devices, property + ".devices", entry.name().value());
-            selectedPerResource.computeIfAbsent(entry.name().value(), n -> new LinkedHashSet<>()).addAll(selected);
-            String name = entry.advertisedName().value();
-            List<AdvertisedDevice> list = advertised.computeIfAbsent(name, n -> new ArrayList<>());
+            String name = advertisedName(entry, replicated);
+            String source = sourceOfAdvertised.putIfAbsent(name, resource);
+            if (source != null && !source.equals(resource)) {
+                warnings.accept("%s.rename '%s' is not honoured: that name already advertises shared devices of %s;"
+                        .formatted(property, name, source) + " nothing is shared for this entry");
+                continue;
+            }
+            List<PhysicalDevice> selected = switch (sharingDevices) {
+                case IGNORED -> devices;
+                case HONOURED -> select(entry.devices(), devices, property + ".devices", resource).stream()
+                        .filter(d -> {
+                            Integer earlier = selectedBy.putIfAbsent(d, index);
+                            if (earlier != null && earlier != index) {
+                                warnings.accept("%s.devices selects %s, which %s.resources[%d] already shares; it is shared"
+                                        .formatted(property, d.uuid(), section, earlier) + " once, as that entry says");
+                                return false;
+                            }
+                            return true;
+                        }).toList();
+            };
+            selectedPerResource.computeIfAbsent(resource, n -> new LinkedHashSet<>()).addAll(selected);
+            Set<AdvertisedDevice> shares = advertised.computeIfAbsent(name, n -> new LinkedHashSet<>());
             for (PhysicalDevice device : selected) {
                 for (int r = 0; r < entry.replicas(); r++) {
-                    list.add(AdvertisedDevice.replica(device, r));
+                    shares.add(AdvertisedDevice.replica(device, r));
                 }
             }
-            shared.put(name, true);
-            maxReplicas.merge(name, entry.replicas(), Math::max);
+            if (!selected.isEmpty()) {
+                maxReplicas.merge(name, entry.replicas(), Math::max);
+            }
         }
         // devices no entry selected stay in their resource, whole
         Map<String, List<AdvertisedDevice>> result = new LinkedHashMap<>();
@@ -188,10 +250,15 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
                 result.computeIfAbsent(resource.getKey(), n -> new ArrayList<>()).addAll(whole);
             }
         }
-        advertised.forEach((name, devices) -> result.computeIfAbsent(name, n -> new ArrayList<>()).addAll(devices));
+        advertised.forEach((name, devices) -> {
+            if (!devices.isEmpty()) {
+                result.computeIfAbsent(name, n -> new ArrayList<>()).addAll(devices);
+            }
+        });
         List<PluginResource> resources = new ArrayList<>();
         result.forEach((name, devices) -> {
-            Replication replication = shared.getOrDefault(name, false)
+            Replication replication = maxReplicas.containsKey(name) && advertised.containsKey(name)
+                    && !advertised.get(name).isEmpty()
                     ? new Replication.Shared(mps, maxReplicas.get(name), replicated.failRequestsGreaterThanOne())
                     : Replication.NONE;
             resources.add(new PluginResource(name, devices, replication));
@@ -199,22 +266,65 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
         return List.copyOf(resources);
     }
 
-    private static List<PhysicalDevice> select(ReplicatedDevices which, List<PhysicalDevice> devices, String property,
-                                               String resource) {
+    /**
+     * The name an entry's replicas are advertised under: NVIDIA's ({@code <name>.shared} with
+     * {@code renameByDefault}, else the name), or with honoured sharing devices the entry's {@code rename}.
+     */
+    private String advertisedName(ReplicatedResource entry, ReplicatedResources block) {
+        if (sharingDevices == SharingDevices.HONOURED) {
+            return entry.advertisedName().value();
+        }
+        return block.renameByDefault() ? entry.name().sharedRename().value() : entry.name().value();
+    }
+
+    /** NVIDIA's warnings for the {@code rename} and {@code devices} it ignores, naming each entry. */
+    private void warnIgnored(ReplicatedResources block) {
+        String section = config.sharing().strategy() == SharingStrategy.MPS ? "sharing.mps" : "sharing.timeSlicing";
+        for (int i = 0; i < block.resources().size(); i++) {
+            ReplicatedResource entry = block.resources().get(i);
+            String property = section + ".resources[" + i + "]";
+            boolean explicitRename = entry.rename().isPresent()
+                    && !(block.renameByDefault() && entry.rename().get().equals(entry.name().sharedRename()));
+            if (explicitRename) {
+                warnings.accept("%s.rename '%s' is ignored, as NVIDIA's plugin ignores it (its issue #1786); the replicas are"
+                        .formatted(property, entry.rename().get()) + " advertised as " + advertisedName(entry, block)
+                        + " (KGPU_HONOUR_SHARING_DEVICES=true honours it)");
+            }
+            if (!(entry.devices() instanceof ReplicatedDevices.All)) {
+                warnings.accept("%s.devices '%s' is ignored, as NVIDIA's plugin ignores it (its issue #1786); every device"
+                        .formatted(property, describe(entry.devices())) + " of " + entry.name() + " is shared"
+                        + " (KGPU_HONOUR_SHARING_DEVICES=true honours it)");
+            }
+        }
+    }
+
+    static String describe(ReplicatedDevices devices) {
+        return switch (devices) {
+            case ReplicatedDevices.All all -> "all";
+            case ReplicatedDevices.Count count -> Integer.toString(count.count());
+            case ReplicatedDevices.DeviceList list -> list.devices().stream().map(DeviceRef::text)
+                    .collect(Collectors.joining(", ", "[", "]"));
+        };
+    }
+
+    /** The devices an honoured {@code devices} selects; what this node lacks is a warning, never a failure. */
+    private List<PhysicalDevice> select(ReplicatedDevices which, List<PhysicalDevice> devices, String property,
+                                        String resource) {
         return switch (which) {
             case ReplicatedDevices.All all -> devices;
             case ReplicatedDevices.Count count -> {
                 if (count.count() > devices.size()) {
-                    throw new ResourcePlanException(property + " was '" + count.count() + "' but it asks for more"
-                            + " devices than the " + devices.size() + " of " + resource + " on this node");
+                    warnings.accept("%s is %d, more than the %d devices of %s on this node; all %d are shared"
+                            .formatted(property, count.count(), devices.size(), resource, devices.size()));
+                    yield devices;
                 }
                 yield devices.subList(0, count.count());
             }
             case ReplicatedDevices.DeviceList list -> {
                 List<PhysicalDevice> picked = new ArrayList<>();
                 for (DeviceRef ref : list.devices()) {
-                    picked.add(find(ref, devices).orElseThrow(() -> new ResourcePlanException(property + " was '"
-                            + ref.text() + "' but it names no device of " + resource + " on this node")));
+                    find(ref, devices).ifPresentOrElse(picked::add, () -> warnings.accept(("%s names '%s', which is no"
+                            + " device of %s on this node; it is left out").formatted(property, ref.text(), resource)));
                 }
                 yield List.copyOf(new LinkedHashSet<>(picked));
             }

@@ -69,6 +69,8 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
                              Path procRoot, boolean devicePlugin, Optional<DraSettings> dra, String description,
                              List<ConfigWarning> warnings) {
 
+    private static final System.Logger LOG = System.getLogger(PluginSettings.class.getName());
+
     /** kgpu: how long a device marked by a recoverable XID must stay free of critical XIDs before it is probed. */
     static final Setting<Optional<Duration>> QUIET_PERIOD = Setting.of(List.of(), List.of("KGPU_HEALTH_QUIET_PERIOD"),
             goDuration(true), Optional.empty(), "kgpu: how long a device marked by an XID must see no new critical XID"
@@ -113,9 +115,15 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
             List.of("ADDITIONAL_XIDS_TO_IGNORE"), HealthChecks.XID_LIST, Set.of(),
             "XIDs that never mark a GPU unhealthy, added to DP_DISABLE_HEALTHCHECKS's (both kubelet APIs)");
 
+    /** kgpu: honour sharing.*.resources[].devices and rename, which NVIDIA's plugin reads and ignores. */
+    static final Setting<Boolean> HONOUR_SHARING_DEVICES = Setting.of(List.of(), List.of("KGPU_HONOUR_SHARING_DEVICES"),
+            ValueType.bool(), false, "kgpu: share only the devices sharing.*.resources[].devices selects, under its rename"
+                    + " (NVIDIA's plugin ignores both and shares every device, its issue #1786; default false, as NVIDIA)");
+
     /** kgpu's settings and those of NVIDIA's DRA driver, read with NVIDIA's device plugin's. */
     static final List<Setting<?>> KGPU_SETTINGS = List.of(NvmlSettings.LIBRARY, CDI_SPEC_DIR, PROC_ROOT, QUIET_PERIOD, RECOVERABLE_XIDS,
-            CHECK_INTERVAL, KUBELET_APIS, NODE_NAME, CDI_ROOT, REGISTRAR_DIRECTORY, PLUGINS_DIRECTORY, ADDITIONAL_XIDS_TO_IGNORE);
+            CHECK_INTERVAL, HONOUR_SHARING_DEVICES, KUBELET_APIS, NODE_NAME, CDI_ROOT, REGISTRAR_DIRECTORY,
+            PLUGINS_DIRECTORY, ADDITIONAL_XIDS_TO_IGNORE);
 
     public PluginSettings {
         Objects.requireNonNull(kubeletSocket, "kubeletSocket");
@@ -192,7 +200,9 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
             }
         }
         return new PluginSettings(loaded.kubeletSocket(), loaded.socketDirectory(), flags.failOnInitError(),
-                new ConfiguredResourcePlanner(loaded.config()), allocation, shared, health,
+                new ConfiguredResourcePlanner(loaded.config(), resolved.get(HONOUR_SHARING_DEVICES)
+                        ? ConfiguredResourcePlanner.SharingDevices.HONOURED : ConfiguredResourcePlanner.SharingDevices.IGNORED,
+                        message -> LOG.log(System.Logger.Level.WARNING, message)), allocation, shared, health,
                 resolved.get(CHECK_INTERVAL).orElse(DEFAULT_CHECK_INTERVAL),
                 NvmlSettings.options(resolved, hostDriverRoot), cdi, procRoot, apis.contains(KubeletApi.DEVICE_PLUGIN), dra,
                 loaded.toJson(), loaded.warnings());

@@ -5,12 +5,14 @@ import dev.kgpu.plugin.devices.Gpu;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PluginResource;
 import dev.kgpu.plugin.devices.Replication;
+import dev.kgpu.plugin.resources.ConfiguredResourcePlanner.SharingDevices;
 import dev.kgpu.plugin.testing.Configs;
 import dev.kgpu.plugin.testing.Devices;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -30,8 +32,16 @@ class ConfiguredResourcePlannerTest {
             Devices.migGpu(1, "3g.40gb", "1g.10gb+me", "1c.2g.20gb"),
             Devices.gpu(2)));
 
+    final List<String> warnings = new ArrayList<>();
+
     List<PluginResource> plan(String yaml, NodeInventory inventory) {
-        return new ConfiguredResourcePlanner(Configs.load(dir, yaml).config()).plan(inventory);
+        return new ConfiguredResourcePlanner(Configs.load(dir, yaml).config(), SharingDevices.IGNORED, warnings::add)
+                .plan(inventory);
+    }
+
+    List<PluginResource> planHonouring(String yaml, NodeInventory inventory) {
+        return new ConfiguredResourcePlanner(Configs.load(dir, yaml).config(), SharingDevices.HONOURED, warnings::add)
+                .plan(inventory);
     }
 
     static Map<String, List<String>> ids(List<PluginResource> resources) {
@@ -53,12 +63,13 @@ class ConfiguredResourcePlannerTest {
         Map<String, List<String>> ids = ids(plan("version: v1\nflags:\n  migStrategy: mixed\n", migMixed));
 
         assertThat(ids.keySet()).containsExactly("nvidia.com/gpu", "nvidia.com/mig-1g.10gb", "nvidia.com/mig-1g.10gb.me",
-                "nvidia.com/mig-3g.40gb");
+                "nvidia.com/mig-2g.20gb", "nvidia.com/mig-3g.40gb");
         assertThat(ids.get("nvidia.com/gpu")).containsExactly(Devices.gpuUuid(2));
         assertThat(ids.get("nvidia.com/mig-1g.10gb")).containsExactly(Devices.migUuid(0, 0), Devices.migUuid(0, 1));
         assertThat(ids.get("nvidia.com/mig-1g.10gb.me")).containsExactly(Devices.migUuid(1, 1));
-        assertThat(ids.values().stream().flatMap(List::stream)).as("1c.2g.20gb has no resource")
-                .doesNotContain(Devices.migUuid(1, 2));
+        assertThat(ids.get("nvidia.com/mig-2g.20gb")).as("a compute instance counts under its GPU instance's profile")
+                .containsExactly(Devices.migUuid(1, 2));
+        assertThat(warnings).isEmpty();
     }
 
     @Test
@@ -130,8 +141,38 @@ class ConfiguredResourcePlannerTest {
     }
 
     @Test
-    void devicesSubsetSharesOnlyThoseAndKeepsTheRestWhole() {
+    void devicesAndRenameAreIgnoredAsNvidiaIgnoresThem() {
         Map<String, List<String>> ids = ids(plan("""
+                version: v1
+                sharing:
+                  timeSlicing:
+                    resources:
+                    - name: nvidia.com/gpu
+                      rename: nvidia.com/gpu.small
+                      devices: [1]
+                      replicas: 2
+                    - name: nvidia.com/gpu
+                      devices: 1
+                      replicas: 3
+                """, twoGpus));
+
+        assertThat(ids).as("every GPU shared under NVIDIA's name; entries for one resource merge, the most replicas win")
+                .containsExactly(Map.entry("nvidia.com/gpu", List.of(
+                        Devices.gpuUuid(0) + "::0", Devices.gpuUuid(0) + "::1", Devices.gpuUuid(1) + "::0",
+                        Devices.gpuUuid(1) + "::1", Devices.gpuUuid(0) + "::2", Devices.gpuUuid(1) + "::2")));
+        assertThat(warnings).containsExactly(
+                "sharing.timeSlicing.resources[0].rename 'nvidia.com/gpu.small' is ignored, as NVIDIA's plugin ignores it"
+                        + " (its issue #1786); the replicas are advertised as nvidia.com/gpu"
+                        + " (KGPU_HONOUR_SHARING_DEVICES=true honours it)",
+                "sharing.timeSlicing.resources[0].devices '[1]' is ignored, as NVIDIA's plugin ignores it (its issue"
+                        + " #1786); every device of nvidia.com/gpu is shared (KGPU_HONOUR_SHARING_DEVICES=true honours it)",
+                "sharing.timeSlicing.resources[1].devices '1' is ignored, as NVIDIA's plugin ignores it (its issue"
+                        + " #1786); every device of nvidia.com/gpu is shared (KGPU_HONOUR_SHARING_DEVICES=true honours it)");
+    }
+
+    @Test
+    void devicesSubsetSharesOnlyThoseAndKeepsTheRestWhole() {
+        Map<String, List<String>> ids = ids(planHonouring("""
                 version: v1
                 sharing:
                   timeSlicing:
@@ -149,7 +190,7 @@ class ConfiguredResourcePlannerTest {
 
     @Test
     void explicitListsGiveGpusDifferentReplicaCounts() {
-        Map<String, List<String>> ids = ids(plan("""
+        Map<String, List<String>> ids = ids(planHonouring("""
                 version: v1
                 sharing:
                   timeSlicing:
@@ -168,7 +209,7 @@ class ConfiguredResourcePlannerTest {
 
     @Test
     void migDevicesCanBeSharedByIndex() {
-        Map<String, List<String>> ids = ids(plan("""
+        Map<String, List<String>> ids = ids(planHonouring("""
                 version: v1
                 flags:
                   migStrategy: mixed
@@ -185,18 +226,35 @@ class ConfiguredResourcePlannerTest {
     }
 
     @Test
-    void aDeviceThatIsNotThereIsNamed() {
-        assertThatThrownBy(() -> plan("""
+    void whatANodeLacksIsAWarningNamingItNeverAFailure() {
+        // one cluster-wide ConfigMap meets a two-GPU node
+        Map<String, List<String>> ids = ids(planHonouring("""
                 version: v1
                 sharing:
                   timeSlicing:
                     resources:
                     - name: nvidia.com/gpu
-                      devices: [7]
+                      devices: [7, "GPU-b1028956-cfa2-0990-bf4a-5da9abb51763", 1]
                       replicas: 2
-                """, twoGpus)).isInstanceOf(ResourcePlanException.class)
-                .hasMessage("sharing.timeSlicing.resources[0].devices was '7' but it names no device of nvidia.com/gpu on this node");
-        assertThatThrownBy(() -> plan("""
+                    - name: nvidia.com/mig-1g.10gb
+                      devices: 3
+                      replicas: 2
+                """, twoGpus));
+
+        assertThat(ids).containsExactly(Map.entry("nvidia.com/gpu", List.of(Devices.gpuUuid(0),
+                Devices.gpuUuid(1) + "::0", Devices.gpuUuid(1) + "::1")));
+        assertThat(warnings).containsExactly(
+                "sharing.timeSlicing.resources[0].devices names '7', which is no device of nvidia.com/gpu on this node;"
+                        + " it is left out",
+                "sharing.timeSlicing.resources[0].devices names 'GPU-b1028956-cfa2-0990-bf4a-5da9abb51763', which is no"
+                        + " device of nvidia.com/gpu on this node; it is left out",
+                "sharing.timeSlicing.resources[1].name 'nvidia.com/mig-1g.10gb' matches no device on this node; nothing"
+                        + " is shared for it");
+    }
+
+    @Test
+    void aCountLargerThanTheNodeSharesEveryDeviceAndOverlapsShareOnce() {
+        Map<String, List<String>> ids = ids(planHonouring("""
                 version: v1
                 sharing:
                   timeSlicing:
@@ -204,8 +262,18 @@ class ConfiguredResourcePlannerTest {
                     - name: nvidia.com/gpu
                       devices: 3
                       replicas: 2
-                """, twoGpus)).isInstanceOf(ResourcePlanException.class)
-                .hasMessage("sharing.timeSlicing.resources[0].devices was '3' but it asks for more devices than the 2 of nvidia.com/gpu on this node");
+                    - name: nvidia.com/gpu
+                      devices: [0]
+                      replicas: 4
+                """, twoGpus));
+
+        assertThat(ids.get("nvidia.com/gpu")).containsExactly(Devices.gpuUuid(0) + "::0", Devices.gpuUuid(0) + "::1",
+                Devices.gpuUuid(1) + "::0", Devices.gpuUuid(1) + "::1");
+        assertThat(warnings).containsExactly(
+                "sharing.timeSlicing.resources[0].devices is 3, more than the 2 devices of nvidia.com/gpu on this node;"
+                        + " all 2 are shared",
+                "sharing.timeSlicing.resources[1].devices selects " + Devices.gpuUuid(0) + ", which"
+                        + " sharing.timeSlicing.resources[0] already shares; it is shared once, as that entry says");
     }
 
     @Test
