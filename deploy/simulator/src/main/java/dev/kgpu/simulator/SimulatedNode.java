@@ -324,7 +324,8 @@ public final class SimulatedNode implements AutoCloseable {
     Map<String, String> awaitLabels() {
         return Await.until("discovery's labels on Node " + options.nodeName(), options.timeout(), () -> {
             Map<String, String> labels = nvidiaLabels();
-            return labels.containsKey("nvidia.com/gpu.present") ? Optional.of(labels) : Optional.empty();
+            return labels.containsKey("nvidia.com/gpu.count") || labels.containsKey("nvidia.com/vgpu.present")
+                    ? Optional.of(labels) : Optional.empty();
         }, () -> "labels " + nvidiaLabels());
     }
 

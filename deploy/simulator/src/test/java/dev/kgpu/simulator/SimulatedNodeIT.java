@@ -49,7 +49,7 @@ class SimulatedNodeIT {
             JsonNode labels = node.path("metadata").path("labels");
             assertThat(labels.path("nvidia.com/gpu.product").asText()).isEqualTo("NVIDIA-A100-SXM4-80GB");
             assertThat(labels.path("nvidia.com/gpu.count").asText()).isEqualTo("8");
-            assertThat(labels.path("nvidia.com/gpu.present").asText()).isEqualTo("true");
+            assertThat(labels.has("nvidia.com/gpu.present")).as("gpu-operator's label, never discovery's").isFalse();
             assertThat(labels.path("nvidia.com/gpu.machine").asText()).isEqualTo("kgpu-simulated-dgx-a100");
 
             // what the exporter served: a series of the demo pod's GPU, attributed through PodResources

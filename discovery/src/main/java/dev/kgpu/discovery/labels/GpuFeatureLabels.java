@@ -8,7 +8,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Every label family GFD emits, plus kgpu's {@code gpu.present}, combined in GFD's order
+ * Every label family GFD emits, and only those, combined in GFD's order
  * ({@code cmd/gpu-feature-discovery/main.go}: timestamp, then the device labelers, then vGPU).
  *
  * <p>The device labelers (machine type, versions, MIG capability, MPS capability, resources, GPU mode,
@@ -33,8 +33,7 @@ public final class GpuFeatureLabels {
     private static final Labeler ALL = Labeler.merge(
             GpuFeatureLabels::timestamp,
             input -> input.node().gpus().isEmpty() ? Labels.empty() : DEVICE_LABELS.labels(input),
-            GpuFeatureLabels::vgpu,
-            GpuFeatureLabels::present);
+            GpuFeatureLabels::vgpu);
 
     private GpuFeatureLabels() {
     }
@@ -158,11 +157,6 @@ public final class GpuFeatureLabels {
             labels.put("nvidia.com/vgpu.host-driver-branch", host.branch());
         }
         return labels.build();
-    }
-
-    /** kgpu's {@code gpu.present}: true when NVML lists at least one GPU, false otherwise (also without NVML). */
-    static Labels present(LabelInput input) {
-        return Labels.of("nvidia.com/gpu.present", Boolean.toString(!input.node().gpus().isEmpty()));
     }
 
     /** The distinct GPU models of a node in index order; more than one means the labels describe only one of them. */

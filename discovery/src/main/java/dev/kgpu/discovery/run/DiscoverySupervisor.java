@@ -138,7 +138,8 @@ public final class DiscoverySupervisor {
                     Duration wait = nvmlRetry.next();
                     String problem = published.nvmlProblem().get();
                     if (!problem.equals(lastNvmlProblem)) {
-                        LOG.log(Level.WARNING, () -> String.format("NVML is unavailable (%s): published gpu.present=false;"
+                        LOG.log(Level.WARNING, () -> String.format("no working driver: NVML is unavailable (%s);"
+                                        + " published the labels that need none, reporting not ready;"
                                         + " trying NVML again with backoff (next in %s)",
                                 problem, wait));
                     } else {
@@ -183,7 +184,8 @@ public final class DiscoverySupervisor {
         boolean ready = published.nvmlProblem().isEmpty();
         String detail = ready
                 ? published.labels().size() + " labels published to the " + published.sink() + " sink"
-                : "NVML unavailable, minimal labels published: " + published.nvmlProblem().get();
+                : "no working driver (NVML unavailable: " + published.nvmlProblem().get() + "); only the labels that need"
+                        + " no driver are published";
         status.set(ready, detail, clock.instant());
         if (published.outcome() == LabelSink.Outcome.WROTE) {
             LOG.log(Level.INFO, () -> String.format("published %d labels to the %s sink:%n%s",

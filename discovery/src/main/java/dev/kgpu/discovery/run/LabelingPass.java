@@ -79,7 +79,7 @@ public final class LabelingPass implements AutoCloseable {
         } catch (NvmlException e) {
             if (settings.failOnInitError()) {
                 return new PassResult.Fatal("NVML could not be used: " + e.getMessage()
-                        + " (set FAIL_ON_INIT_ERROR=false to publish gpu.present=false and wait for the driver)");
+                        + " (set FAIL_ON_INIT_ERROR=false to publish the labels that need no driver, report not ready and wait for the driver)");
             }
             nvmlProblem = Optional.of(e.getMessage());
             node = reader.readWithoutNvml(machineType);

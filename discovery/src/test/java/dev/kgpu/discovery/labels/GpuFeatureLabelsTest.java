@@ -84,7 +84,7 @@ class GpuFeatureLabelsTest {
                 new Case("fabric-attached GPUs in two cliques: no clique label",
                         node(List.of(fabric(0, "b1028956-cfa2-0990-bf4a-5da9abb51763", 7), fabric(1, "b1028956-cfa2-0990-bf4a-5da9abb51763", 8))),
                         defaults, "inmemory/clique-disagree"),
-                new Case("no GPUs: timestamp, vGPU and gpu.present=false",
+                new Case("no GPUs: timestamp and vGPU only (gpu.present is gpu-operator's, never discovery's)",
                         node(List.of()), defaults, "inmemory/no-gpus"),
                 new Case("NVML unavailable: the same minimal labels",
                         NodeSnapshot.withoutNvml("DGX A100", VgpuScan.none()), defaults, "inmemory/no-gpus"),

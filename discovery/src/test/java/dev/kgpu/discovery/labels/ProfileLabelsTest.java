@@ -78,22 +78,26 @@ class ProfileLabelsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void labelsOfEveryProfileMatchTheExpectedFile(Case c) {
-        mock.useProfile(c.profile());
+        Labels labels = labelsOf(mock, c.profile(), c.settings(), sysfsRoot);
+
+        String expected = c.profile() + "-" + c.variant();
+        assertThat(labels.asMap())
+                .as("labels of %s; actual feature file:%n%s", expected, labels.toFeatureFile())
+                .containsExactlyEntriesOf(ExpectedLabels.read(expected).asMap());
+    }
+
+    /** The labels of a mock profile, read through the real FFM path, with the PCI class a GPU of its kind has. */
+    static Labels labelsOf(MockNvml mock, String profile, LabelSettings settings, Path sysfsRoot) {
+        mock.useProfile(profile);
         try (Nvml nvml = Nvml.open()) {
             FakeSysfs sysfs = new FakeSysfs(sysfsRoot);
             // the desktop board is a VGA controller (graphics mode), data-centre boards are 3D controllers
-            int pciClass = c.profile().equals("rtx3060") ? GpuFeatureLabels.PCI_CLASS_VGA : GpuFeatureLabels.PCI_CLASS_3D;
+            int pciClass = profile.equals("rtx3060") ? GpuFeatureLabels.PCI_CLASS_VGA : GpuFeatureLabels.PCI_CLASS_3D;
             for (GpuDevice device : nvml.devices()) {
                 sysfs.gpu(device.pci().sysfsBusId(), pciClass);
             }
-            NodeSnapshot node = new NodeSnapshotReader(new SysfsPci(sysfsRoot)).read(nvml, machineType(c.profile()));
-
-            Labels labels = GpuFeatureLabels.all().labels(new LabelInput(node, c.settings(), NOW));
-
-            String expected = c.profile() + "-" + c.variant();
-            assertThat(labels.asMap())
-                    .as("labels of %s; actual feature file:%n%s", expected, labels.toFeatureFile())
-                    .containsExactlyEntriesOf(ExpectedLabels.read(expected).asMap());
+            NodeSnapshot node = new NodeSnapshotReader(new SysfsPci(sysfsRoot)).read(nvml, machineType(profile));
+            return GpuFeatureLabels.all().labels(new LabelInput(node, settings, NOW));
         }
     }
 

@@ -35,6 +35,7 @@ class NodeLabelSinkIT {
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE)
                 .addToLabels("kubernetes.io/hostname", NODE)
                 .addToLabels("nvidia.com/device-plugin.config", "a100-time-sliced")
+                .addToLabels("nvidia.com/gpu.present", "true") // gpu-operator's, from NFD's PCI labels
                 .endMetadata().build()).create();
     }
 
@@ -43,7 +44,7 @@ class NodeLabelSinkIT {
                 Labels.TIMESTAMP, timestamp,
                 "nvidia.com/gpu.product", product,
                 "nvidia.com/gpu.count", "8",
-                "nvidia.com/gpu.present", "true"));
+                "nvidia.com/gpu.family", "ampere"));
     }
 
     Map<String, String> nodeLabels() {
@@ -61,10 +62,11 @@ class NodeLabelSinkIT {
                 .containsEntry("nvidia.com/gpu.count", "8")
                 .containsEntry(Labels.TIMESTAMP, "1700000000")
                 .containsEntry("kubernetes.io/hostname", NODE)
-                .containsEntry("nvidia.com/device-plugin.config", "a100-time-sliced");
+                .containsEntry("nvidia.com/device-plugin.config", "a100-time-sliced")
+                .containsEntry("nvidia.com/gpu.present", "true");
         assertThat(client.nodes().withName(NODE).get().getMetadata().getAnnotations())
                 .containsEntry(NodeLabelSink.OWNED_ANNOTATION,
-                        "nvidia.com/gfd.timestamp,nvidia.com/gpu.count,nvidia.com/gpu.present,nvidia.com/gpu.product");
+                        "nvidia.com/gfd.timestamp,nvidia.com/gpu.count,nvidia.com/gpu.family,nvidia.com/gpu.product");
     }
 
     @Test

@@ -52,12 +52,11 @@ class DiscoverySupervisorTest {
     static Labels minimal() {
         return Labels.builder()
                 .put(Labels.TIMESTAMP, "1700000000")
-                .put("nvidia.com/gpu.present", "false")
                 .build();
     }
 
     @Test
-    void withoutNvmlItPublishesGpuPresentFalseIsNotReadyAndKeepsTryingNvml() throws Exception {
+    void withoutNvmlItPublishesTheDriverlessLabelsIsNotReadyAndKeepsTryingNvml() throws Exception {
         ScriptedSink sink = new ScriptedSink(0);
         PassStatus status = new PassStatus();
         DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(missingDriver(), s -> sink, CLOCK), status,
@@ -125,7 +124,7 @@ class DiscoverySupervisorTest {
         supervisor.relabel();
 
         // the reloaded configuration drops the timestamp
-        assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(Labels.builder().put("nvidia.com/gpu.present", "false").build());
+        assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(Labels.builder().build());
         assertThat(reloads).hasValue(1);
         supervisor.stop();
         assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isZero();

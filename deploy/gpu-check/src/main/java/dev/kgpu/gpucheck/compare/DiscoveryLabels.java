@@ -33,18 +33,14 @@ public final class DiscoveryLabels {
         labels.forEach((k, v) -> published.put(k, Val.text(v)));
         expected(nvml).forEach((label, value) -> findings.add(new Compare(STEP, "node", "nvml-ffm")
                 .exact(label, published.getOrDefault(label, Val.absent()), value)));
-        smi.ifPresent(s -> expected(s).forEach((label, value) -> {
-            if (!label.equals("nvidia.com/gpu.present")) {
-                findings.add(new Compare(STEP, "node", "nvidia-smi").exact(label, published.getOrDefault(label, Val.absent()), value));
-            }
-        }));
+        smi.ifPresent(s -> expected(s).forEach((label, value) ->
+                findings.add(new Compare(STEP, "node", "nvidia-smi").exact(label, published.getOrDefault(label, Val.absent()), value))));
         return findings;
     }
 
     /** The labels as one source's reading implies them; a value the source lacks is {@link Val.Absent}. */
     static Map<String, Val> expected(NodeValues node) {
         Map<String, Val> e = new LinkedHashMap<>();
-        e.put("nvidia.com/gpu.present", Val.text(node.gpus().isEmpty() ? "false" : "true"));
         e.put("nvidia.com/cuda.driver-version.full", node.system(Fields.DRIVER_VERSION));
         e.put("nvidia.com/cuda.runtime-version.full", node.system(Fields.CUDA_VERSION));
         if (node.gpus().isEmpty()) {

@@ -27,7 +27,6 @@ class DiscoveryLabelsTest {
 
     private static Map<String, String> published() {
         Map<String, String> labels = new LinkedHashMap<>();
-        labels.put("nvidia.com/gpu.present", "true");
         labels.put("nvidia.com/cuda.driver-version.full", "580.159.04");
         labels.put("nvidia.com/cuda.runtime-version.full", "13.0");
         labels.put("nvidia.com/gpu.product", "NVIDIA-H200");
