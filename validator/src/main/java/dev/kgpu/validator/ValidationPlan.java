@@ -2,12 +2,17 @@ package dev.kgpu.validator;
 
 import dev.kgpu.validator.adapters.CdiSpecDirectory;
 import dev.kgpu.validator.adapters.FileSystemDeviceNodes;
+import dev.kgpu.validator.adapters.ProcModules;
+import dev.kgpu.validator.adapters.SysfsPciDevices;
 import dev.kgpu.validator.config.ValidatorSettings;
 import dev.kgpu.validator.core.Cluster;
 import dev.kgpu.validator.core.ComponentValidator;
 import dev.kgpu.validator.core.CudaValidator;
 import dev.kgpu.validator.core.DriverValidator;
 import dev.kgpu.validator.core.GpuDriver;
+import dev.kgpu.validator.core.KernelModuleValidator;
+import dev.kgpu.validator.core.MofedValidator;
+import dev.kgpu.validator.core.NodeStatusMetrics;
 import dev.kgpu.validator.core.PluginValidator;
 import dev.kgpu.validator.core.SamplePodRunner;
 import dev.kgpu.validator.core.Sleeper;
@@ -15,6 +20,7 @@ import dev.kgpu.validator.core.StatusFiles;
 import dev.kgpu.validator.core.ToolkitValidator;
 import dev.kgpu.validator.core.ValidationPass;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -50,9 +56,23 @@ public final class ValidationPlan {
                 case CUDA -> new CudaValidator(cluster.get(), settings.nodeName(), settings.namespace(),
                         podRunner(settings, cluster.get(), clock, sleeper), settings.samplePod(),
                         settings.migStrategy());
+                case NVIDIA_FS, GDRCOPY, NVIDIA_PEERMEM -> KernelModuleValidator.of(component,
+                        new ProcModules(settings.hostRoot()));
+                case MOFED -> new MofedValidator(settings.gpuDirectRdma(), settings.hostMofed(),
+                        new ProcModules(settings.hostRoot()), new SysfsPciDevices(settings.hostRoot()),
+                        () -> Files.exists(settings.hostRoot().resolve("run/mellanox/drivers/.driver-ready")));
+                case METRICS -> throw new IllegalArgumentException("metrics is no validation: see nodeStatusMetrics");
             });
         }
         return new ValidationPass(validators, statusFiles, settings.withWait(), settings.sleepInterval(), sleeper);
+    }
+
+    /** {@code COMPONENT=metrics}: the readings gpu-operator's node-status exporter serves. */
+    public static NodeStatusMetrics nodeStatusMetrics(ValidatorSettings settings, GpuDriver driver,
+                                                      Supplier<Cluster> cluster, StatusFiles statusFiles,
+                                                      InstantSource clock) {
+        return new NodeStatusMetrics(settings.nodeName(), statusFiles, new DriverValidator(driver, settings.roots()),
+                cluster, new SysfsPciDevices(settings.hostRoot()), clock);
     }
 
     private static SamplePodRunner podRunner(ValidatorSettings settings, Cluster cluster, InstantSource clock,

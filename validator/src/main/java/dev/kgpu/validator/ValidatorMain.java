@@ -4,6 +4,7 @@ import dev.kgpu.config.ConfigException;
 import dev.kgpu.config.v1.ConfigJson;
 import dev.kgpu.validator.config.Mode;
 import dev.kgpu.validator.config.ValidatorSettings;
+import dev.kgpu.validator.core.Component;
 import dev.kgpu.validator.core.Sleeper;
 import dev.kgpu.validator.core.ValidationPass;
 import dev.kgpu.validator.core.Verdict;
@@ -58,6 +59,16 @@ public class ValidatorMain implements QuarkusApplication {
             return e.report(ValidatorSettings.NAME);
         }
         LOG.log(System.Logger.Level.INFO, () -> "Running with config:\n" + ConfigJson.toJson(settings.describe()));
+        if (settings.components().contains(Component.METRICS)) {
+            try (NodeStatusExporter exporter = NodeStatusExporter.start(wiring.nodeStatusMetrics(settings),
+                    settings.metricsPort(), NodeStatusExporter.Periods.NVIDIA)) {
+                Quarkus.waitForExit();
+            } catch (java.io.UncheckedIOException e) {
+                System.err.println(ValidatorSettings.NAME + ": " + e.getMessage());
+                return 1;
+            }
+            return 0;
+        }
         var statusFiles = wiring.statusFiles(settings);
         if (settings.cleanupAll()) {
             try {

@@ -5,6 +5,7 @@ import dev.kgpu.validator.adapters.KubernetesCluster;
 import dev.kgpu.validator.adapters.NvmlGpuDriver;
 import dev.kgpu.validator.config.ValidatorSettings;
 import dev.kgpu.validator.core.Cluster;
+import dev.kgpu.validator.core.NodeStatusMetrics;
 import dev.kgpu.validator.core.Sleeper;
 import dev.kgpu.validator.core.ValidationPass;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -27,6 +28,12 @@ public class ValidatorWiring {
     public ValidationPass pass(ValidatorSettings settings) {
         return ValidationPlan.build(settings, new NvmlGpuDriver(settings.nvml()), this::cluster, statusFiles(settings),
                 Clock.systemUTC(), Sleeper.system());
+    }
+
+    /** {@code COMPONENT=metrics}: the node-status exporter's readings. */
+    public NodeStatusMetrics nodeStatusMetrics(ValidatorSettings settings) {
+        return ValidationPlan.nodeStatusMetrics(settings, new NvmlGpuDriver(settings.nvml()), this::cluster,
+                statusFiles(settings), Clock.systemUTC());
     }
 
     public DirectoryStatusFiles statusFiles(ValidatorSettings settings) {

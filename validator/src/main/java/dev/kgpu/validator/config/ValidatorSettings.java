@@ -57,6 +57,12 @@ import java.util.stream.Collectors;
  * @param pluginDeviceClass    {@code KGPU_PLUGIN_DEVICE_CLASS}: when present, {@code plugin} validates the DRA driver
  *                             (its ResourceSlices, a sample pod claiming one device of this DeviceClass) instead
  *                             of {@code nvidia.com/gpu}
+ * @param metricsPort          {@code METRICS_PORT}: where {@code COMPONENT=metrics} serves {@code /metrics}
+ *                             (required for it, as in NVIDIA's validator)
+ * @param hostRoot             {@code KGPU_HOST_ROOT}: the root {@code proc/modules}, {@code sys/bus/pci/devices}
+ *                             and {@code run/mellanox/drivers} are read under ({@code /} on a node)
+ * @param gpuDirectRdma        {@code GPU_DIRECT_RDMA_ENABLED}: {@code mofed} checks MOFED only when it is true
+ * @param hostMofed            {@code USE_HOST_MOFED}: MOFED is the host's ({@code mlx5_core}), not a driver container's
  */
 public record ValidatorSettings(List<Component> components, Mode mode, String nodeName, String namespace,
                                 Path outputDir, boolean withWait, boolean withWorkload, boolean cleanupAll,
@@ -64,7 +70,8 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
                                 Duration revalidateInterval, MigStrategy migStrategy, DriverRoots roots,
                                 NvmlOptions nvml, Optional<Path> cdiSpecDir, boolean simulatedDeviceNodes,
                                 SamplePod samplePod, Optional<String> validatorImage,
-                                Optional<String> pluginDeviceClass) {
+                                Optional<String> pluginDeviceClass, int metricsPort, Path hostRoot,
+                                boolean gpuDirectRdma, boolean hostMofed) {
 
     /** The binary, in messages. */
     public static final String NAME = "kgpu-validator";
@@ -76,9 +83,11 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
             java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
     static final Setting<List<Component>> COMPONENT = Setting.of(List.of("component", "c"), List.of("COMPONENT"),
-            ValueType.of("driver|toolkit|plugin|cuda[,...]|all", ValidatorSettings::components,
-                    list -> list.stream().map(Component::id).collect(Collectors.joining(","))),
-            List.of(Component.values()), "what to validate: driver, toolkit, plugin, cuda, a comma-separated list, or all");
+            ValueType.of("driver|nvidia-fs|gdrcopy|nvidia-peermem|mofed|toolkit|plugin|cuda[,...]|all|metrics",
+                    ValidatorSettings::components, list -> list.stream().map(Component::id).collect(Collectors.joining(","))),
+            Component.ALL, "what to validate: driver, nvidia-fs, gdrcopy, nvidia-peermem, mofed, toolkit, plugin, cuda,"
+                    + " a comma-separated list, or all (driver, toolkit, plugin, cuda); or metrics, gpu-operator's"
+                    + " node-status exporter, alone");
     static final Setting<String> NODE_NAME = Setting.of(List.of("node-name", "n"), List.of("NODE_NAME"),
             ValueType.string(), "", "this node (from the pod's spec.nodeName); required for plugin and cuda");
     static final Setting<String> NAMESPACE = Setting.of(List.of("namespace", "ns"),
@@ -150,12 +159,21 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
             "kgpu: plugin validates DRA instead of nvidia.com/gpu: the node's gpu.nvidia.com ResourceSlices, and a"
                     + " sample pod claiming one device of this DeviceClass");
 
+    static final Setting<Integer> METRICS_PORT = Setting.of(List.of("metrics-port", "p"), List.of("METRICS_PORT"),
+            ValueType.wholeNumber(0, 65_535, ""), 0, "the port COMPONENT=metrics serves /metrics on (required for it)");
+    static final Setting<Boolean> GPU_DIRECT_RDMA_ENABLED = Setting.of(List.of(), List.of("GPU_DIRECT_RDMA_ENABLED"),
+            ValueType.bool(), false, "mofed checks the MOFED driver only when GPUDirect RDMA is enabled");
+    static final Setting<Boolean> USE_HOST_MOFED = Setting.of(List.of(), List.of("USE_HOST_MOFED"),
+            ValueType.bool(), false, "mofed: MOFED is installed on the host (mlx5_core), not by a driver container");
+    static final Setting<String> HOST_ROOT = Setting.of(List.of(), List.of("KGPU_HOST_ROOT"), ValueType.absolutePath(),
+            "/", "kgpu: the root proc/modules, sys/bus/pci/devices and run/mellanox/drivers are read under");
+
     /** The validator's flags and variables, in usage order. */
     static final List<Setting<?>> SETTINGS = List.of(COMPONENT, NODE_NAME, NAMESPACE, OUTPUT_DIR, WITH_WAIT,
             WITH_WORKLOAD, CLEANUP_ALL, SLEEP_INTERVAL, MIG_STRATEGY, DRIVER_ROOT, DRIVER_ROOT_CTR_PATH, DEV_ROOT,
             DEV_ROOT_CTR_PATH, VALIDATOR_IMAGE, PULL_POLICY, PULL_SECRETS, RUNTIME_CLASS, NvmlSettings.LIBRARY,
             CUDA_SAMPLE_IMAGE, CDI_SPEC_DIR, SIMULATED_DEVICE_NODES, MODE, REVALIDATE_INTERVAL, PLUGIN_WAIT_TRIES,
-            POD_WAIT_TRIES, PLUGIN_DEVICE_CLASS);
+            POD_WAIT_TRIES, PLUGIN_DEVICE_CLASS, METRICS_PORT, GPU_DIRECT_RDMA_ENABLED, USE_HOST_MOFED, HOST_ROOT);
 
     public ValidatorSettings {
         components = List.copyOf(components);
@@ -175,7 +193,18 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
         Objects.requireNonNull(samplePod, "samplePod");
         Objects.requireNonNull(validatorImage, "validatorImage");
         Objects.requireNonNull(pluginDeviceClass, "pluginDeviceClass");
+        Objects.requireNonNull(hostRoot, "hostRoot");
         List<ValidationFailure> failures = new ArrayList<>();
+        if (components.contains(Component.METRICS)) {
+            if (metricsPort == 0) {
+                failures.add(new ValidationFailure("METRICS_PORT", "0", "must be the port to serve /metrics on for the"
+                        + " metrics component (gpu-operator's node-status exporter sets 8000)"));
+            }
+            if (nodeName.isEmpty()) {
+                failures.add(new ValidationFailure("NODE_NAME", "", "must name this node for the metrics component"
+                        + " (set it from the pod's spec.nodeName)"));
+            }
+        }
         boolean needsCluster = needsCluster(components);
         if (needsCluster && nodeName.isEmpty()) {
             failures.add(new ValidationFailure("NODE_NAME", "", "must name this node for the plugin and cuda components"
@@ -216,7 +245,8 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
                     resolved.get(CDI_SPEC_DIR).map(Path::of), resolved.get(SIMULATED_DEVICE_NODES),
                     new SamplePod(resolved.get(CUDA_SAMPLE_IMAGE), resolved.get(PULL_POLICY), resolved.get(PULL_SECRETS),
                             resolved.get(RUNTIME_CLASS)),
-                    resolved.get(VALIDATOR_IMAGE), resolved.get(PLUGIN_DEVICE_CLASS));
+                    resolved.get(VALIDATOR_IMAGE), resolved.get(PLUGIN_DEVICE_CLASS), resolved.get(METRICS_PORT),
+                    Path.of(resolved.get(HOST_ROOT)), resolved.get(GPU_DIRECT_RDMA_ENABLED), resolved.get(USE_HOST_MOFED));
         }), args, set).load();
     }
 
@@ -235,15 +265,27 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
         return Path.of(path).normalize().toString();
     }
 
-    /** {@code all}, or components in any order and case; always in dependency order. */
+    /**
+     * {@code all}, {@code metrics} alone, or components in any order and case; always in dependency order.
+     * gpu-operator's components kgpu does not implement are refused, each naming why.
+     */
     private static List<Component> components(String text) {
         if (text.equalsIgnoreCase("all")) {
-            return List.of(Component.values());
+            return Component.ALL;
         }
         Set<Component> chosen = EnumSet.noneOf(Component.class);
         for (String part : text.split(",")) {
-            chosen.add(Component.byId(part).orElseThrow(() -> new IllegalArgumentException(
-                    "must be driver, toolkit, plugin, cuda, a comma-separated list of them, or all")));
+            String id = part.strip().toLowerCase(Locale.ROOT);
+            if (Component.UNSUPPORTED.containsKey(id)) {
+                throw new IllegalArgumentException("names " + id + ", a gpu-operator component kgpu's validator does not"
+                        + " support: " + Component.UNSUPPORTED.get(id));
+            }
+            chosen.add(Component.byId(id).orElseThrow(() -> new IllegalArgumentException("must be driver, nvidia-fs,"
+                    + " gdrcopy, nvidia-peermem, mofed, toolkit, plugin, cuda, a comma-separated list of them, all, or"
+                    + " metrics")));
+        }
+        if (chosen.contains(Component.METRICS) && chosen.size() > 1) {
+            throw new IllegalArgumentException("must name metrics alone: the node-status exporter runs on its own");
         }
         return Arrays.stream(Component.values()).filter(chosen::contains).toList();
     }
@@ -277,6 +319,10 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
         out.put("VALIDATOR_IMAGE_PULL_SECRETS", samplePod.pullSecrets());
         out.put("VALIDATOR_RUNTIME_CLASS", samplePod.runtimeClass().orElse(""));
         out.put("KGPU_PLUGIN_DEVICE_CLASS", pluginDeviceClass.orElse(""));
+        out.put("METRICS_PORT", metricsPort);
+        out.put("GPU_DIRECT_RDMA_ENABLED", gpuDirectRdma);
+        out.put("USE_HOST_MOFED", hostMofed);
+        out.put("KGPU_HOST_ROOT", hostRoot.toString());
         return out;
     }
 

@@ -10,7 +10,7 @@ import java.util.Set;
  * NVIDIA's: removed first, written on success. The first failure stops the pass (later components depend
  * on earlier ones) and the rest are {@link Verdict.Skipped}.
  *
- * <p>With {@code WITH_WAIT=true} the {@code driver} and {@code toolkit} components are retried every
+ * <p>With {@code WITH_WAIT=true} the {@code driver}, {@code toolkit} and kernel-module components are retried every
  * {@code interval} until they pass, as NVIDIA's driver init container does; the pod-based components have
  * their own bounded waits.
  */
@@ -25,7 +25,9 @@ public final class ValidationPass {
     }
 
     private static final System.Logger LOG = System.getLogger(ValidationPass.class.getName());
-    private static final Set<Component> WAITABLE = Set.of(Component.DRIVER, Component.TOOLKIT);
+    /** Retried with WITH_WAIT, as NVIDIA's runCommandWithWait retries them. */
+    private static final Set<Component> WAITABLE = Set.of(Component.DRIVER, Component.TOOLKIT, Component.NVIDIA_FS,
+            Component.GDRCOPY, Component.NVIDIA_PEERMEM, Component.MOFED);
 
     private final List<ComponentValidator> validators;
     private final StatusFiles statusFiles;
@@ -62,7 +64,9 @@ public final class ValidationPass {
             if (verdict == null) {
                 Outcome outcome = validate(validator);
                 verdict = outcome.verdict();
-                if (verdict.passed()) {
+                if (verdict.passed() && !outcome.statusFile()) {
+                    LOG.log(System.Logger.Level.DEBUG, "{0}: no status file to write", component);
+                } else if (verdict.passed()) {
                     Verdict written = fileError(component, () -> statusFiles.write(component, outcome.statusLines()));
                     verdict = written == null ? verdict : written;
                 } else {
@@ -92,7 +96,7 @@ public final class ValidationPass {
         }
     }
 
-    private record Outcome(Verdict verdict, List<String> statusLines) {
+    private record Outcome(Verdict verdict, List<String> statusLines, boolean statusFile) {
     }
 
     private Outcome validate(ComponentValidator validator) throws InterruptedException {
@@ -112,15 +116,15 @@ public final class ValidationPass {
         Component component = validator.component();
         try {
             Evidence evidence = validator.validate();
-            return new Outcome(Verdict.passed(component, evidence.summary()), evidence.statusLines());
+            return new Outcome(Verdict.passed(component, evidence.summary()), evidence.statusLines(), evidence.statusFile());
         } catch (ComponentFailure e) {
-            return new Outcome(Verdict.failed(component, e.layer(), e.reason()), List.of());
+            return new Outcome(Verdict.failed(component, e.layer(), e.reason()), List.of(), false);
         } catch (RuntimeException e) {
             // A bug, not a verdict: keep the daemon alive, but say so loudly.
             LOG.log(System.Logger.Level.ERROR, "unexpected error validating " + component, e);
             Layer layer = WAITABLE.contains(component) ? Layer.DRIVER : Layer.API;
             return new Outcome(Verdict.failed(component, layer, "unexpected " + e.getClass().getSimpleName()
-                    + ": " + e.getMessage()), List.of());
+                    + ": " + e.getMessage()), List.of(), false);
         }
     }
 }

@@ -105,8 +105,8 @@ class ValidatorSettingsTest {
                 "VALIDATOR_IMAGE_PULL_POLICY", "Sometimes", "KGPU_POD_WAIT_TRIES", "many")))
                 .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
                         .extracting(ValidationFailure::message).containsExactly(
-                        "COMPONENT was 'driver,gpu' but it must be driver, toolkit, plugin, cuda, a comma-separated"
-                                + " list of them, or all",
+                        "COMPONENT was 'driver,gpu' but it must be driver, nvidia-fs, gdrcopy, nvidia-peermem, mofed,"
+                                + " toolkit, plugin, cuda, a comma-separated list of them, all, or metrics",
                         "OUTPUT_DIR was 'relative/dir' but it must be an absolute path",
                         "WITH_WAIT was 'maybe' but it must be a boolean: 1, t, T, TRUE, true, True, 0, f, F, FALSE,"
                                 + " false or False",
@@ -118,6 +118,45 @@ class ValidatorSettingsTest {
                                 + " (set it from the pod's spec.nodeName)",
                         "OPERATOR_NAMESPACE was '' but it must name the namespace for sample pods when validating"
                                 + " plugin or cuda (NAMESPACE is read too)"));
+    }
+
+    @Test
+    void gpuOperatorsKernelModuleComponentsAreValidatedAfterTheDriver() {
+        ValidatorSettings settings = read(Map.of("COMPONENT", "toolkit,nvidia-peermem,gdrcopy,driver,nvidia-fs,mofed"));
+        assertThat(settings.components()).containsExactly(Component.DRIVER, Component.NVIDIA_FS, Component.GDRCOPY,
+                Component.NVIDIA_PEERMEM, Component.MOFED, Component.TOOLKIT);
+        assertThat(settings.components()).extracting(Component::statusFileName).containsExactly("driver-ready",
+                "nvidia-fs-ready", "gdrcopy-ready", "nvidia-peermem-ready", "mofed-ready", "toolkit-ready");
+        assertThat(settings.hostRoot()).isEqualTo(Path.of("/"));
+    }
+
+    @Test
+    void metricsRunsAloneWithAPortAndANode() {
+        ValidatorSettings settings = read(Map.of("COMPONENT", "metrics", "METRICS_PORT", "8000", "NODE_NAME", "gpu-1"));
+        assertThat(settings.components()).containsExactly(Component.METRICS);
+        assertThat(settings.metricsPort()).isEqualTo(8000);
+        assertThatThrownBy(() -> read(Map.of("COMPONENT", "metrics")))
+                .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
+                        .extracting(ValidationFailure::message).containsExactly(
+                                "METRICS_PORT was '0' but it must be the port to serve /metrics on for the metrics"
+                                        + " component (gpu-operator's node-status exporter sets 8000)",
+                                "NODE_NAME was '' but it must name this node for the metrics component (set it from"
+                                        + " the pod's spec.nodeName)"));
+        assertThatThrownBy(() -> read(Map.of("COMPONENT", "metrics,driver", "METRICS_PORT", "8000", "NODE_NAME", "n")))
+                .hasMessageContaining("COMPONENT was 'metrics,driver' but it must name metrics alone");
+    }
+
+    @Test
+    void gpuOperatorsSandboxComponentsAreRefusedWithOneLineNamingWhy() {
+        for (String component : List.of("vfio-pci", "vgpu-manager", "vgpu-devices", "cc-manager")) {
+            // as gpu-operator's sandbox-validator runs them: with the node's name and the operator's namespace
+            assertThatThrownBy(() -> read(Map.of("COMPONENT", component, "NODE_NAME", "n", "OPERATOR_NAMESPACE", "gpu-operator")))
+                    .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
+                            .singleElement().extracting(ValidationFailure::message).asString()
+                            .startsWith("COMPONENT was '" + component + "' but it names " + component
+                                    + ", a gpu-operator component kgpu's validator does not support: it ")
+                            .doesNotContain("\n"));
+        }
     }
 
     @Test

@@ -1,0 +1,155 @@
+package dev.kgpu.testing;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+/**
+ * A real Prometheus server (Debian's {@code prometheus} package, which {@code .ci/run} installs) for tests: it
+ * scrapes the given targets every second, evaluates the given rule files every second, listens on a free
+ * loopback port and answers the HTTP API. Shared by every module whose series Prometheus must read (the
+ * exporter's, the validator's node-status exporter's).
+ *
+ * <pre>{@code
+ * try (PrometheusServer prometheus = PrometheusServer.start(dir, "kgpu-exporter", List.of("127.0.0.1:9400"), List.of())) {
+ *     String body = prometheus.awaitQuery("DCGM_FI_DEV_GPU_TEMP", b -> b.contains("\"result\":[{"), Duration.ofSeconds(90));
+ * }
+ * }</pre>
+ */
+public final class PrometheusServer implements AutoCloseable {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private final Process process;
+    private final String api;
+
+    private PrometheusServer(Process process, String api) {
+        this.process = process;
+        this.api = api;
+    }
+
+    /** An installed Prometheus tool ({@code prometheus}, {@code promtool}); fails the test naming the package when missing. */
+    public static Path tool(String name) {
+        String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
+        for (String folder : (path + File.pathSeparator + "/usr/bin").split(File.pathSeparator)) {
+            Path candidate = Path.of(folder, name);
+            if (Files.isExecutable(candidate)) {
+                return candidate;
+            }
+        }
+        throw new AssertionError(name + " is not installed: install Debian's prometheus package"
+                + " (apt-get install -y prometheus), which .ci/run installs");
+    }
+
+    /**
+     * Starts Prometheus in {@code dir} (its configuration, data and {@code prometheus.log}).
+     *
+     * @param job       the job name of the targets
+     * @param targets   {@code host:port} of each target, scraped at {@code /metrics}
+     * @param ruleFiles Prometheus rule files to evaluate
+     */
+    public static PrometheusServer start(Path dir, String job, List<String> targets, List<Path> ruleFiles) throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        Path config = dir.resolve("prometheus.yml");
+        Files.writeString(config, """
+                global:
+                  scrape_interval: 1s
+                  evaluation_interval: 1s
+                rule_files: [%s]
+                scrape_configs:
+                  - job_name: %s
+                    scrape_interval: 1s
+                    scrape_timeout: 1s
+                    metrics_path: /metrics
+                    static_configs:
+                      - targets: [%s]
+                """.formatted(ruleFiles.stream().map(f -> "'" + f + "'").collect(Collectors.joining(", ")), job,
+                targets.stream().map(t -> "'" + t + "'").collect(Collectors.joining(", "))));
+        Process process = new ProcessBuilder(tool("prometheus").toString(),
+                "--config.file=" + config, "--storage.tsdb.path=" + dir.resolve("data"),
+                "--web.listen-address=127.0.0.1:" + port, "--log.level=warn")
+                .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
+        return new PrometheusServer(process, "http://127.0.0.1:" + port + "/api/v1/");
+    }
+
+    /** {@code GET /api/v1/<path>}: the JSON body (fails on anything but 200). */
+    public String get(String path) {
+        try {
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(api + path))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new AssertionError(api + path + " answered " + response.statusCode() + ": " + response.body());
+            }
+            return response.body();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** An instant query's JSON body. */
+    public String query(String promql) {
+        return get("query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8));
+    }
+
+    /** Polls {@code promql} until its body satisfies {@code done}; fails with the last body after {@code timeout}. */
+    public String awaitQuery(String promql, Predicate<String> done, Duration timeout) {
+        return await("the query " + promql, () -> query(promql), done, timeout);
+    }
+
+    /** Polls {@code GET /api/v1/<path>} until its body satisfies {@code done}. */
+    public String awaitGet(String path, Predicate<String> done, Duration timeout) {
+        return await(path, () -> get(path), done, timeout);
+    }
+
+    private static String await(String what, java.util.function.Supplier<String> read, Predicate<String> done,
+                                Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<String> last = new ArrayList<>(List.of("(no answer)"));
+        while (true) {
+            try {
+                String body = read.get();
+                if (done.test(body)) {
+                    return body;
+                }
+                last.set(0, body);
+            } catch (RuntimeException e) {
+                last.set(0, e.toString()); // Prometheus still starting
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout + " waiting for " + what + "; last answer: " + last.getFirst());
+            }
+            LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}
