@@ -376,7 +376,8 @@ public record ConfigFile(String origin, Map<FileField<?>, Object> values, Resour
                 return switch (node) {
                     case YamlNode.Scalar scalar when scalar.kind() == YamlNode.Kind.STRING && scalar.text().equals("all") ->
                             ReplicatedDevices.ALL;
-                    case YamlNode.Scalar scalar when scalar.kind() == YamlNode.Kind.INT ->
+                    case YamlNode.Scalar scalar when scalar.kind() == YamlNode.Kind.INT
+                            || ValueType.integralFloat(scalar).isPresent() ->
                             new ReplicatedDevices.Count(ValueType.intValue(scalar, reason));
                     case YamlNode.Scalar scalar -> throw new IllegalArgumentException(reason);
                     case YamlNode.Mapping mapping -> throw new IllegalArgumentException(reason);
@@ -402,7 +403,8 @@ public record ConfigFile(String origin, Map<FileField<?>, Object> values, Resour
         }
 
         private static DeviceRef deviceRef(YamlNode item) {
-            if (item instanceof YamlNode.Scalar scalar && scalar.kind() == YamlNode.Kind.INT) {
+            if (item instanceof YamlNode.Scalar scalar && (scalar.kind() == YamlNode.Kind.INT
+                    || ValueType.integralFloat(scalar).isPresent())) {
                 return new DeviceRef.GpuIndex(ValueType.intValue(scalar, "must be a GPU index"));
             }
             if (item instanceof YamlNode.Scalar scalar && scalar.kind() == YamlNode.Kind.STRING) {

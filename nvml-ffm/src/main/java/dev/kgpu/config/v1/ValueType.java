@@ -546,7 +546,7 @@ public abstract class ValueType<T> {
 
     static int intValue(YamlNode node, String reason) {
         if (node instanceof YamlNode.Scalar scalar) {
-            Optional<Long> value = scalar.longValue();
+            Optional<Long> value = scalar.longValue().or(() -> integralFloat(scalar));
             if (value.isPresent() && value.get() >= Integer.MIN_VALUE && value.get() <= Integer.MAX_VALUE) {
                 return value.get().intValue();
             }
@@ -558,6 +558,24 @@ public abstract class ValueType<T> {
             }
         }
         throw new IllegalArgumentException(reason + ", not " + node.kindName());
+    }
+
+    /**
+     * A YAML float that NVIDIA's decoder reads as an integer: {@code sigs.k8s.io/yaml} turns the YAML into JSON,
+     * where a whole float such as {@code 2.0} is written {@code 2} (Go's shortest {@code 'g'} format, in plain
+     * digits below 1e6), which Go's JSON decoder takes for an {@code int}. So {@code devices: 2.0} and
+     * {@code replicas: 4.0} are accepted as NVIDIA's plugin accepts them.
+     */
+    static Optional<Long> integralFloat(YamlNode.Scalar scalar) {
+        if (scalar.kind() != YamlNode.Kind.FLOAT) {
+            return Optional.empty();
+        }
+        try {
+            double value = Double.parseDouble(scalar.text().replace("_", ""));
+            return value == Math.rint(value) && Math.abs(value) < 1e6 ? Optional.of((long) value) : Optional.empty();
+        } catch (NumberFormatException e) {
+            return Optional.empty(); // .inf, .nan
+        }
     }
 
     /** A type whose text form is one scalar string; the file accepts any non-null scalar's text. */
