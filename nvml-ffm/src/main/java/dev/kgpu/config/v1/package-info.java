@@ -5,8 +5,9 @@
  * {@link dev.kgpu.config.v1.Imex}; {@link dev.kgpu.config.v1.ConfigFile} decodes the YAML and
  * {@link dev.kgpu.config.v1.ConfigJson} prints the effective config as NVIDIA logs it.
  *
- * <p>Field names, defaults and value spellings are NVIDIA's. Unlike NVIDIA v0.20, the sharing entries'
- * {@code rename} and {@code devices} are kept, so the device plugin can honour them (NVIDIA issue #1786).
+ * <p>Field names, defaults and value spellings are NVIDIA's, and so is what is accepted. The sharing entries'
+ * {@code rename} and {@code devices} are kept (NVIDIA v0.20 drops them with a warning), so that the device
+ * plugin can warn about them as NVIDIA does, or honour them when asked (NVIDIA issue #1786).
  * No component is ever null: defaults are applied before construction. The agents obtain a
  * {@code Config} through {@link dev.kgpu.config.DevicePluginConfig} or
  * {@link dev.kgpu.config.FeatureDiscoveryConfig}, which apply flags and environment variables.

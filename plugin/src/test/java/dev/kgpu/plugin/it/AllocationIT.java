@@ -181,8 +181,9 @@ class AllocationIT {
     }
 
     @Test
-    void timeSlicingHonoursRenameDevicesAndFailRequestsGreaterThanOne() {
-        try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).profile("dgx-a100").config("""
+    void timeSlicingHonoursRenameDevicesAndFailRequestsGreaterThanOneWhenAsked() {
+        try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).profile("dgx-a100")
+                .env("KGPU_HONOUR_SHARING_DEVICES", "true").config("""
                 version: v1
                 sharing:
                   timeSlicing:
@@ -209,7 +210,7 @@ class AllocationIT {
     }
 
     @Test
-    void timeSlicingWithAnExplicitRenameAndCount() {
+    void timeSlicingIgnoresRenameAndCountAsNvidiaDoes() {
         try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).profile("dgx-a100").config("""
                 version: v1
                 sharing:
@@ -220,10 +221,13 @@ class AllocationIT {
                       devices: 2
                       replicas: 3
                 """).start()) {
-            plugin.await("nvidia.com/gpu-small", r -> r.allocatable() == 6);
-            plugin.await(GPU, r -> r.allocatable() == 6);
+            ResourceState state = plugin.await(GPU, r -> r.allocatable() == 24);
+            assertThat(state.deviceIds()).as("every GPU shared, under NVIDIA's name").hasSize(24)
+                    .allMatch(id -> id.contains("::"));
+            assertThat(plugin.kubelet.resources()).extracting(ResourceState::resourceName)
+                    .doesNotContain("nvidia.com/gpu-small");
 
-            PodAllocation allocation = admit(plugin, "nvidia.com/gpu-small", 2);
+            PodAllocation allocation = admit(plugin, GPU, 2);
             assertThat(allocation.container().envs().get("NVIDIA_VISIBLE_DEVICES"))
                     .as("time-slicing allows more than one replica by default").isNotBlank();
         }
