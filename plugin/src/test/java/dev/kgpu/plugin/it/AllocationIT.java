@@ -143,7 +143,7 @@ class AllocationIT {
                 .env("MIG_STRATEGY", "mixed").env("DEVICE_ID_STRATEGY", "index").start()) {
             plugin.awaitCapacity(Map.of(
                     "nvidia.com/mig-1g.10gb", 9L, "nvidia.com/mig-1g.10gb.me", 1L,
-                    "nvidia.com/mig-1g.20gb", 1L, "nvidia.com/mig-2g.20gb", 2L,
+                    "nvidia.com/mig-1g.20gb", 1L, "nvidia.com/mig-2g.20gb", 4L, // 2 whole, 2 of 1c.2g.20gb
                     "nvidia.com/mig-3g.40gb", 2L, "nvidia.com/mig-4g.40gb", 1L));
             assertThat(plugin.kubelet.resource("nvidia.com/mig-1g.10gb").orElseThrow().endpoint())
                     .isEqualTo("nvidia-mig-1g.10gb.sock");

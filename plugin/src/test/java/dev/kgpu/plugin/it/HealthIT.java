@@ -127,7 +127,7 @@ class HealthIT {
         try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).profile("mig-mixed").env("MIG_STRATEGY", "mixed").start()) {
             plugin.awaitCapacity(Map.of(
                     "nvidia.com/mig-1g.10gb", 9L, "nvidia.com/mig-1g.10gb.me", 1L,
-                    "nvidia.com/mig-1g.20gb", 1L, "nvidia.com/mig-2g.20gb", 2L,
+                    "nvidia.com/mig-1g.20gb", 1L, "nvidia.com/mig-2g.20gb", 4L, // 2 whole, 2 of 1c.2g.20gb
                     "nvidia.com/mig-3g.40gb", 2L, "nvidia.com/mig-4g.40gb", 1L));
 
             String one = migUuid(plugin, 0, 3);
@@ -138,7 +138,7 @@ class HealthIT {
             // GPU 1 holds 3g.40gb, 2g.20gb and two 1g.10gb
             plugin.await("nvidia.com/mig-1g.10gb", r -> r.allocatable() == 6);
             plugin.await("nvidia.com/mig-3g.40gb", r -> r.allocatable() == 1);
-            plugin.await("nvidia.com/mig-2g.20gb", r -> r.allocatable() == 1);
+            plugin.await("nvidia.com/mig-2g.20gb", r -> r.allocatable() == 3); // GPU 3's three stay
             assertThat(plugin.kubelet.resource("nvidia.com/mig-4g.40gb").orElseThrow().allocatable())
                     .as("GPU 2's MIG device is not hit").isEqualTo(1);
 
