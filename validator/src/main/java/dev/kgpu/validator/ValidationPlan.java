@@ -5,6 +5,7 @@ import dev.kgpu.validator.adapters.FileSystemDeviceNodes;
 import dev.kgpu.validator.adapters.ProcModules;
 import dev.kgpu.validator.adapters.SysfsPciDevices;
 import dev.kgpu.validator.config.ValidatorSettings;
+import dev.kgpu.validator.core.CcManagerValidator;
 import dev.kgpu.validator.core.Cluster;
 import dev.kgpu.validator.core.ComponentValidator;
 import dev.kgpu.validator.core.CudaValidator;
@@ -12,6 +13,7 @@ import dev.kgpu.validator.core.DriverValidator;
 import dev.kgpu.validator.core.GpuDriver;
 import dev.kgpu.validator.core.KernelModuleValidator;
 import dev.kgpu.validator.core.MofedValidator;
+import dev.kgpu.validator.core.NodeLabels;
 import dev.kgpu.validator.core.NodeStatusMetrics;
 import dev.kgpu.validator.core.PluginValidator;
 import dev.kgpu.validator.core.SamplePodRunner;
@@ -19,6 +21,7 @@ import dev.kgpu.validator.core.Sleeper;
 import dev.kgpu.validator.core.StatusFiles;
 import dev.kgpu.validator.core.ToolkitValidator;
 import dev.kgpu.validator.core.ValidationPass;
+import dev.kgpu.validator.core.VmWorkloadValidator;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,14 +38,19 @@ public final class ValidationPlan {
     }
 
     /**
-     * @param cluster asked for only when {@code plugin} or {@code cuda} is validated, so a driver-only run
-     *                never needs an API server
+     * @param cluster asked for only when a component reads the node ({@code plugin}, {@code cuda} and the sandbox
+     *                components), so a driver-only run never needs an API server
      */
     public static ValidationPass build(ValidatorSettings settings, GpuDriver driver, Supplier<Cluster> cluster,
                                        StatusFiles statusFiles, InstantSource clock, Sleeper sleeper) {
         List<ComponentValidator> validators = new ArrayList<>();
+        NodeLabels labels = new NodeLabels(cluster, settings.nodeName());
         for (var component : settings.components()) {
             validators.add(switch (component) {
+                case CC_MANAGER -> new CcManagerValidator(labels,
+                        () -> Files.exists(settings.outputDir().resolve(CcManagerValidator.READY_FILE)));
+                case VFIO_PCI, VGPU_DEVICES -> VmWorkloadValidator.of(component, labels, settings.defaultWorkload(),
+                        statusFiles, new SysfsPciDevices(settings.hostRoot()));
                 case DRIVER -> new DriverValidator(driver, settings.roots());
                 case TOOLKIT -> new ToolkitValidator(driver,
                         new FileSystemDeviceNodes(Path.of(settings.roots().devRoot())),

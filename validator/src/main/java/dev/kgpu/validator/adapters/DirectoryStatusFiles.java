@@ -1,6 +1,7 @@
 package dev.kgpu.validator.adapters;
 
 import dev.kgpu.validator.core.Component;
+import dev.kgpu.validator.core.GpuWorkload;
 import dev.kgpu.validator.core.StatusFiles;
 
 import java.io.IOException;
@@ -45,11 +46,20 @@ public final class DirectoryStatusFiles implements StatusFiles {
 
     @Override
     public void write(Component component, List<String> lines) {
-        Path file = fileOf(component);
+        write(component.statusFileName(), lines);
+    }
+
+    @Override
+    public void writeWorkloadType(GpuWorkload workload) {
+        write(GpuWorkload.STATUS_FILE, List.of(workload.wireName()));
+    }
+
+    private void write(String name, List<String> lines) {
+        Path file = directory.resolve(name);
         Path temporary = null;
         try {
             Files.createDirectories(directory);
-            temporary = Files.createTempFile(directory, "." + component.statusFileName() + ".", ".tmp");
+            temporary = Files.createTempFile(directory, "." + name + ".", ".tmp");
             StringBuilder content = new StringBuilder();
             lines.forEach(line -> content.append(line).append('\n'));
             Files.writeString(temporary, content, StandardCharsets.UTF_8);

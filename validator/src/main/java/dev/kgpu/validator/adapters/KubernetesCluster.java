@@ -62,7 +62,9 @@ public final class KubernetesCluster implements Cluster {
         }
         Map<String, Quantity> capacity = node.getStatus() == null ? null : node.getStatus().getCapacity();
         Map<String, Quantity> allocatable = node.getStatus() == null ? null : node.getStatus().getAllocatable();
-        return Optional.of(new NodeResources(name, units(capacity), units(allocatable)));
+        Map<String, String> labels = node.getMetadata() == null || node.getMetadata().getLabels() == null ? Map.of()
+                : node.getMetadata().getLabels();
+        return Optional.of(new NodeResources(name, units(capacity), units(allocatable), labels));
     }
 
     @Override

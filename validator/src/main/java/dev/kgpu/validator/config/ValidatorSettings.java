@@ -11,6 +11,7 @@ import dev.kgpu.config.v1.ValueType;
 import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.validator.core.Component;
 import dev.kgpu.validator.core.DriverRoots;
+import dev.kgpu.validator.core.GpuWorkload;
 import dev.kgpu.validator.core.SamplePod;
 
 import java.nio.file.Path;
@@ -63,6 +64,8 @@ import java.util.stream.Collectors;
  *                             and {@code run/mellanox/drivers} are read under ({@code /} on a node)
  * @param gpuDirectRdma        {@code GPU_DIRECT_RDMA_ENABLED}: {@code mofed} checks MOFED only when it is true
  * @param hostMofed            {@code USE_HOST_MOFED}: MOFED is the host's ({@code mlx5_core}), not a driver container's
+ * @param defaultWorkload      {@code DEFAULT_GPU_WORKLOAD_CONFIG}: the GPU workload of a node without (a valid)
+ *                             {@code nvidia.com/gpu.workload.config} label, for {@code vfio-pci} and {@code vgpu-devices}
  */
 public record ValidatorSettings(List<Component> components, Mode mode, String nodeName, String namespace,
                                 Path outputDir, boolean withWait, boolean withWorkload, boolean cleanupAll,
@@ -71,7 +74,7 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
                                 NvmlOptions nvml, Optional<Path> cdiSpecDir, boolean simulatedDeviceNodes,
                                 SamplePod samplePod, Optional<String> validatorImage,
                                 Optional<String> pluginDeviceClass, int metricsPort, Path hostRoot,
-                                boolean gpuDirectRdma, boolean hostMofed) {
+                                boolean gpuDirectRdma, boolean hostMofed, GpuWorkload defaultWorkload) {
 
     /** The binary, in messages. */
     public static final String NAME = "kgpu-validator";
@@ -83,13 +86,15 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
             java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
     static final Setting<List<Component>> COMPONENT = Setting.of(List.of("component", "c"), List.of("COMPONENT"),
-            ValueType.of("driver|nvidia-fs|gdrcopy|nvidia-peermem|mofed|toolkit|plugin|cuda[,...]|all|metrics",
+            ValueType.of("cc-manager|vfio-pci|vgpu-devices|driver|nvidia-fs|gdrcopy|nvidia-peermem|mofed|toolkit|plugin"
+                            + "|cuda[,...]|all|metrics",
                     ValidatorSettings::components, list -> list.stream().map(Component::id).collect(Collectors.joining(","))),
-            Component.ALL, "what to validate: driver, nvidia-fs, gdrcopy, nvidia-peermem, mofed, toolkit, plugin, cuda,"
-                    + " a comma-separated list, or all (driver, toolkit, plugin, cuda); or metrics, gpu-operator's"
-                    + " node-status exporter, alone");
+            Component.ALL, "what to validate: cc-manager, vfio-pci, vgpu-devices, driver, nvidia-fs, gdrcopy,"
+                    + " nvidia-peermem, mofed, toolkit, plugin, cuda, a comma-separated list, or all (driver, toolkit,"
+                    + " plugin, cuda); or metrics, gpu-operator's node-status exporter, alone");
     static final Setting<String> NODE_NAME = Setting.of(List.of("node-name", "n"), List.of("NODE_NAME"),
-            ValueType.string(), "", "this node (from the pod's spec.nodeName); required for plugin and cuda");
+            ValueType.string(), "", "this node (from the pod's spec.nodeName); required for plugin, cuda, metrics,"
+                    + " cc-manager, vfio-pci and vgpu-devices");
     static final Setting<String> NAMESPACE = Setting.of(List.of("namespace", "ns"),
             List.of("OPERATOR_NAMESPACE", "NAMESPACE"), ValueType.string(), "",
             "where sample pods run; required for plugin and cuda");
@@ -166,14 +171,19 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
     static final Setting<Boolean> USE_HOST_MOFED = Setting.of(List.of(), List.of("USE_HOST_MOFED"),
             ValueType.bool(), false, "mofed: MOFED is installed on the host (mlx5_core), not by a driver container");
     static final Setting<String> HOST_ROOT = Setting.of(List.of(), List.of("KGPU_HOST_ROOT"), ValueType.absolutePath(),
-            "/", "kgpu: the root proc/modules, sys/bus/pci/devices and run/mellanox/drivers are read under");
+            "/", "kgpu: the root proc/modules, sys/bus/pci/devices, sys/bus/mdev/devices and run/mellanox/drivers are"
+                    + " read under");
+    static final Setting<GpuWorkload> DEFAULT_GPU_WORKLOAD_CONFIG = Setting.of(List.of("default-gpu-workload-config", "g"),
+            List.of("DEFAULT_GPU_WORKLOAD_CONFIG"), ValueType.oneOf(GpuWorkload.class), GpuWorkload.CONTAINER,
+            "the GPU workload of a node without a valid nvidia.com/gpu.workload.config label (vfio-pci, vgpu-devices)");
 
     /** The validator's flags and variables, in usage order. */
     static final List<Setting<?>> SETTINGS = List.of(COMPONENT, NODE_NAME, NAMESPACE, OUTPUT_DIR, WITH_WAIT,
             WITH_WORKLOAD, CLEANUP_ALL, SLEEP_INTERVAL, MIG_STRATEGY, DRIVER_ROOT, DRIVER_ROOT_CTR_PATH, DEV_ROOT,
             DEV_ROOT_CTR_PATH, VALIDATOR_IMAGE, PULL_POLICY, PULL_SECRETS, RUNTIME_CLASS, NvmlSettings.LIBRARY,
             CUDA_SAMPLE_IMAGE, CDI_SPEC_DIR, SIMULATED_DEVICE_NODES, MODE, REVALIDATE_INTERVAL, PLUGIN_WAIT_TRIES,
-            POD_WAIT_TRIES, PLUGIN_DEVICE_CLASS, METRICS_PORT, GPU_DIRECT_RDMA_ENABLED, USE_HOST_MOFED, HOST_ROOT);
+            POD_WAIT_TRIES, PLUGIN_DEVICE_CLASS, METRICS_PORT, GPU_DIRECT_RDMA_ENABLED, USE_HOST_MOFED, HOST_ROOT,
+            DEFAULT_GPU_WORKLOAD_CONFIG);
 
     public ValidatorSettings {
         components = List.copyOf(components);
@@ -194,6 +204,7 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
         Objects.requireNonNull(validatorImage, "validatorImage");
         Objects.requireNonNull(pluginDeviceClass, "pluginDeviceClass");
         Objects.requireNonNull(hostRoot, "hostRoot");
+        Objects.requireNonNull(defaultWorkload, "defaultWorkload");
         List<ValidationFailure> failures = new ArrayList<>();
         if (components.contains(Component.METRICS)) {
             if (metricsPort == 0) {
@@ -205,12 +216,11 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
                         + " (set it from the pod's spec.nodeName)"));
             }
         }
-        boolean needsCluster = needsCluster(components);
-        if (needsCluster && nodeName.isEmpty()) {
-            failures.add(new ValidationFailure("NODE_NAME", "", "must name this node for the plugin and cuda components"
-                    + " (set it from the pod's spec.nodeName)"));
+        if (readsTheNode(components) && nodeName.isEmpty()) {
+            failures.add(new ValidationFailure("NODE_NAME", "", "must name this node for the plugin, cuda, cc-manager,"
+                    + " vfio-pci and vgpu-devices components (set it from the pod's spec.nodeName)"));
         }
-        if (needsCluster && namespace.isEmpty()) {
+        if (runsSamplePods(components) && namespace.isEmpty()) {
             failures.add(new ValidationFailure("OPERATOR_NAMESPACE", "", "must name the namespace for sample pods"
                     + " when validating plugin or cuda (NAMESPACE is read too)"));
         }
@@ -246,7 +256,8 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
                     new SamplePod(resolved.get(CUDA_SAMPLE_IMAGE), resolved.get(PULL_POLICY), resolved.get(PULL_SECRETS),
                             resolved.get(RUNTIME_CLASS)),
                     resolved.get(VALIDATOR_IMAGE), resolved.get(PLUGIN_DEVICE_CLASS), resolved.get(METRICS_PORT),
-                    Path.of(resolved.get(HOST_ROOT)), resolved.get(GPU_DIRECT_RDMA_ENABLED), resolved.get(USE_HOST_MOFED));
+                    Path.of(resolved.get(HOST_ROOT)), resolved.get(GPU_DIRECT_RDMA_ENABLED), resolved.get(USE_HOST_MOFED),
+                    resolved.get(DEFAULT_GPU_WORKLOAD_CONFIG));
         }), args, set).load();
     }
 
@@ -280,9 +291,9 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
                 throw new IllegalArgumentException("names " + id + ", a gpu-operator component kgpu's validator does not"
                         + " support: " + Component.UNSUPPORTED.get(id));
             }
-            chosen.add(Component.byId(id).orElseThrow(() -> new IllegalArgumentException("must be driver, nvidia-fs,"
-                    + " gdrcopy, nvidia-peermem, mofed, toolkit, plugin, cuda, a comma-separated list of them, all, or"
-                    + " metrics")));
+            chosen.add(Component.byId(id).orElseThrow(() -> new IllegalArgumentException("must be cc-manager, vfio-pci,"
+                    + " vgpu-devices, driver, nvidia-fs, gdrcopy, nvidia-peermem, mofed, toolkit, plugin, cuda, a"
+                    + " comma-separated list of them, all, or metrics")));
         }
         if (chosen.contains(Component.METRICS) && chosen.size() > 1) {
             throw new IllegalArgumentException("must name metrics alone: the node-status exporter runs on its own");
@@ -323,11 +334,18 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
         out.put("GPU_DIRECT_RDMA_ENABLED", gpuDirectRdma);
         out.put("USE_HOST_MOFED", hostMofed);
         out.put("KGPU_HOST_ROOT", hostRoot.toString());
+        out.put("DEFAULT_GPU_WORKLOAD_CONFIG", defaultWorkload.wireName());
         return out;
     }
 
-    /** Whether any of {@code components} talks to the Kubernetes API. */
-    private static boolean needsCluster(List<Component> components) {
+    /** Whether any of {@code components} reads this node from the Kubernetes API. */
+    private static boolean readsTheNode(List<Component> components) {
+        return runsSamplePods(components) || components.contains(Component.CC_MANAGER)
+                || components.contains(Component.VFIO_PCI) || components.contains(Component.VGPU_DEVICES);
+    }
+
+    /** Whether any of {@code components} runs sample pods (and so needs a namespace). */
+    private static boolean runsSamplePods(List<Component> components) {
         return components.contains(Component.PLUGIN) || components.contains(Component.CUDA);
     }
 }

@@ -11,9 +11,15 @@ import java.util.Optional;
  * NVIDIA's init containers (driver, toolkit, cuda, plugin) because kgpu's CUDA sample pod requests
  * {@code nvidia.com/gpu} and so needs the device plugin to have registered first. The kernel-module components
  * (GDS, GDRCopy, GPUDirect RDMA, MOFED) come right after the driver, as NVIDIA's driver validation triggers
- * them. {@link #METRICS} is no check but gpu-operator's node-status exporter, which runs alone.
+ * them. The sandbox components ({@code cc-manager}, {@code vfio-pci}, {@code vgpu-devices}) come first, in the
+ * order of gpu-operator's {@code nvidia-sandbox-validator} init containers: they check a node whose GPUs go to
+ * virtual machines, which has no container driver stack to validate after them. {@link #METRICS} is no check but
+ * gpu-operator's node-status exporter, which runs alone.
  */
 public enum Component {
+    CC_MANAGER("cc-manager"),
+    VFIO_PCI("vfio-pci"),
+    VGPU_DEVICES("vgpu-devices"),
     DRIVER("driver"),
     NVIDIA_FS("nvidia-fs"),
     GDRCOPY("gdrcopy"),
@@ -27,18 +33,11 @@ public enum Component {
     /** What {@code all} (and no {@code COMPONENT}) means: the four checks of a GPU node's container stack. */
     public static final List<Component> ALL = List.of(DRIVER, TOOLKIT, PLUGIN, CUDA);
 
-    /**
-     * gpu-operator's components kgpu does not implement, each with why: they serve VM workloads (GPU
-     * passthrough, vGPU) or confidential computing, which need gpu-operator's sandbox operands.
-     */
+    /** gpu-operator's components kgpu does not implement, each with why. */
     public static final Map<String, String> UNSUPPORTED = Map.of(
-            "vfio-pci", "it checks that GPUs are bound to vfio-pci for gpu-operator's vm-passthrough workloads,"
-                    + " which kgpu does not deploy",
-            "vgpu-manager", "it checks the vGPU host driver and its mediated devices for gpu-operator's vm-vgpu"
-                    + " workloads, which kgpu does not deploy",
-            "vgpu-devices", "it checks vGPU mediated devices for gpu-operator's vm-vgpu workloads, which kgpu does"
-                    + " not deploy",
-            "cc-manager", "it waits for gpu-operator's confidential-computing manager, which kgpu does not deploy");
+            "vgpu-manager", "NVIDIA's runs the vGPU host driver's nvidia-smi (chroot into /host or the vGPU manager"
+                    + " container's /run/nvidia/driver) and writes host-vgpu-manager-ready or vgpu-manager-ready by"
+                    + " which one answered; kgpu's validator carries no nvidia-smi and does not chroot");
 
     private final String id;
 

@@ -8,10 +8,11 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * A node's extended resources as the kubelet publishes them in {@code status.capacity} and
- * {@code status.allocatable}, in whole units.
+ * A node as the validator reads it: its extended resources as the kubelet publishes them in
+ * {@code status.capacity} and {@code status.allocatable}, in whole units, and its labels.
  */
-public record NodeResources(String name, Map<String, Long> capacity, Map<String, Long> allocatable) {
+public record NodeResources(String name, Map<String, Long> capacity, Map<String, Long> allocatable,
+                            Map<String, String> labels) {
 
     /** The device plugin's full-GPU resource. */
     public static final String GPU = "nvidia.com/gpu";
@@ -22,6 +23,12 @@ public record NodeResources(String name, Map<String, Long> capacity, Map<String,
         Objects.requireNonNull(name, "name");
         capacity = Map.copyOf(capacity);
         allocatable = Map.copyOf(allocatable);
+        labels = Map.copyOf(labels);
+    }
+
+    /** A node without labels. */
+    public NodeResources(String name, Map<String, Long> capacity, Map<String, Long> allocatable) {
+        this(name, capacity, allocatable, Map.of());
     }
 
     /** Whether a resource is an NVIDIA GPU resource ({@code nvidia.com/gpu*} or {@code nvidia.com/mig-*}). */

@@ -16,6 +16,12 @@ public interface StatusFiles {
 
     boolean exists(Component component);
 
+    /**
+     * Atomically writes gpu-operator's {@value GpuWorkload#STATUS_FILE} file (the workload and a newline), which
+     * its sandbox and kata device plugins' init containers read.
+     */
+    void writeWorkloadType(GpuWorkload workload);
+
     /** Removes every {@code *-ready} file in the directory (NVIDIA's {@code CLEANUP_ALL} and preStop). */
     void removeAllReadyFiles();
 }

@@ -10,7 +10,8 @@ import java.util.Set;
  * NVIDIA's: removed first, written on success. The first failure stops the pass (later components depend
  * on earlier ones) and the rest are {@link Verdict.Skipped}.
  *
- * <p>With {@code WITH_WAIT=true} the {@code driver}, {@code toolkit} and kernel-module components are retried every
+ * <p>With {@code WITH_WAIT=true} the {@code driver}, {@code toolkit}, kernel-module, {@code cc-manager} and
+ * {@code vgpu-devices} components are retried every
  * {@code interval} until they pass, as NVIDIA's driver init container does; the pod-based components have
  * their own bounded waits.
  */
@@ -27,7 +28,7 @@ public final class ValidationPass {
     private static final System.Logger LOG = System.getLogger(ValidationPass.class.getName());
     /** Retried with WITH_WAIT, as NVIDIA's runCommandWithWait retries them. */
     private static final Set<Component> WAITABLE = Set.of(Component.DRIVER, Component.TOOLKIT, Component.NVIDIA_FS,
-            Component.GDRCOPY, Component.NVIDIA_PEERMEM, Component.MOFED);
+            Component.GDRCOPY, Component.NVIDIA_PEERMEM, Component.MOFED, Component.CC_MANAGER, Component.VGPU_DEVICES);
 
     private final List<ComponentValidator> validators;
     private final StatusFiles statusFiles;

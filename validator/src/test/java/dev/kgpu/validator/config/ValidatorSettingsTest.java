@@ -6,6 +6,7 @@ import dev.kgpu.config.ValidationFailure;
 import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.validator.core.Component;
+import dev.kgpu.validator.core.GpuWorkload;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -105,8 +106,9 @@ class ValidatorSettingsTest {
                 "VALIDATOR_IMAGE_PULL_POLICY", "Sometimes", "KGPU_POD_WAIT_TRIES", "many")))
                 .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
                         .extracting(ValidationFailure::message).containsExactly(
-                        "COMPONENT was 'driver,gpu' but it must be driver, nvidia-fs, gdrcopy, nvidia-peermem, mofed,"
-                                + " toolkit, plugin, cuda, a comma-separated list of them, all, or metrics",
+                        "COMPONENT was 'driver,gpu' but it must be cc-manager, vfio-pci, vgpu-devices, driver,"
+                                + " nvidia-fs, gdrcopy, nvidia-peermem, mofed, toolkit, plugin, cuda, a comma-separated"
+                                + " list of them, all, or metrics",
                         "OUTPUT_DIR was 'relative/dir' but it must be an absolute path",
                         "WITH_WAIT was 'maybe' but it must be a boolean: 1, t, T, TRUE, true, True, 0, f, F, FALSE,"
                                 + " false or False",
@@ -114,7 +116,7 @@ class ValidatorSettingsTest {
                         "MIG_STRATEGY was 'half' but it must be one of none, single, mixed",
                         "VALIDATOR_IMAGE_PULL_POLICY was 'Sometimes' but it must be Always, IfNotPresent or Never",
                         "KGPU_POD_WAIT_TRIES was 'many' but it must be a whole number from 1 to 10000",
-                        "NODE_NAME was '' but it must name this node for the plugin and cuda components"
+                        "NODE_NAME was '' but it must name this node for the plugin, cuda, cc-manager, vfio-pci and vgpu-devices components"
                                 + " (set it from the pod's spec.nodeName)",
                         "OPERATOR_NAMESPACE was '' but it must name the namespace for sample pods when validating"
                                 + " plugin or cuda (NAMESPACE is read too)"));
@@ -147,16 +149,22 @@ class ValidatorSettingsTest {
     }
 
     @Test
-    void gpuOperatorsSandboxComponentsAreRefusedWithOneLineNamingWhy() {
-        for (String component : List.of("vfio-pci", "vgpu-manager", "vgpu-devices", "cc-manager")) {
-            // as gpu-operator's sandbox-validator runs them: with the node's name and the operator's namespace
-            assertThatThrownBy(() -> read(Map.of("COMPONENT", component, "NODE_NAME", "n", "OPERATOR_NAMESPACE", "gpu-operator")))
-                    .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
-                            .singleElement().extracting(ValidationFailure::message).asString()
-                            .startsWith("COMPONENT was '" + component + "' but it names " + component
-                                    + ", a gpu-operator component kgpu's validator does not support: it ")
-                            .doesNotContain("\n"));
-        }
+    void gpuOperatorsSandboxComponentsComeFirstInItsOrderAndVgpuManagerIsRefusedWithOneLineNamingWhy() {
+        // as gpu-operator's sandbox-validator runs them: with the node's name
+        ValidatorSettings settings = read(Map.of("COMPONENT", "vgpu-devices,vfio-pci,driver,cc-manager", "NODE_NAME", "n"));
+        assertThat(settings.components()).containsExactly(Component.CC_MANAGER, Component.VFIO_PCI,
+                Component.VGPU_DEVICES, Component.DRIVER);
+        assertThat(settings.defaultWorkload()).isEqualTo(GpuWorkload.CONTAINER);
+        assertThat(read(Map.of("COMPONENT", "vfio-pci", "NODE_NAME", "n", "DEFAULT_GPU_WORKLOAD_CONFIG", "vm-passthrough"))
+                .defaultWorkload()).isEqualTo(GpuWorkload.VM_PASSTHROUGH);
+
+        // with the operator's namespace, which a COMPONENT that fails to read (all, by default) would ask for
+        assertThatThrownBy(() -> read(Map.of("COMPONENT", "vgpu-manager", "NODE_NAME", "n", "OPERATOR_NAMESPACE", "gpu-operator")))
+                .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
+                        .singleElement().extracting(ValidationFailure::message).asString()
+                        .startsWith("COMPONENT was 'vgpu-manager' but it names vgpu-manager, a gpu-operator component"
+                                + " kgpu's validator does not support: NVIDIA's runs the vGPU host driver's nvidia-smi")
+                        .doesNotContain("\n"));
     }
 
     @Test

@@ -37,6 +37,11 @@ class ValidationPassTest {
         }
 
         @Override
+        public void writeWorkloadType(GpuWorkload workload) {
+            operations.add("write workload-type " + workload);
+        }
+
+        @Override
         public void removeAllReadyFiles() {
             files.clear();
         }
