@@ -54,6 +54,22 @@ public record NodeLayout(Path root) {
         return devicePlugins().resolve("kubelet.sock");
     }
 
+    /**
+     * The kubelet's plugin-watcher folder ({@code /var/lib/kubelet/plugins_registry}): where a DRA driver puts its
+     * registration socket ({@code KUBELET_REGISTRAR_DIRECTORY_PATH}).
+     */
+    public Path pluginsRegistry() {
+        return root.resolve("plugins_registry");
+    }
+
+    /**
+     * The kubelet's plugins folder ({@code /var/lib/kubelet/plugins}): a DRA driver's socket and checkpoint go to
+     * {@code <it>/<driver>} ({@code KUBELET_PLUGINS_DIRECTORY_PATH}).
+     */
+    public Path kubeletPlugins() {
+        return root.resolve("plugins");
+    }
+
     public Path podResourcesSocket() {
         return root.resolve("pod-resources/kubelet.sock");
     }
@@ -139,7 +155,8 @@ public record NodeLayout(Path root) {
             Files.createDirectories(absolute);
             Files.writeString(absolute.resolve(MARKER), "made by the kgpu simulated node; wiped at its next start\n");
             for (Path dir : new Path[]{layout.devicePlugins(), layout.podResourcesSocket().getParent(),
-                    layout.validations(), layout.devRoot().resolve("dev"), layout.logs(), layout.cdiSpecDirectory()}) {
+                    layout.validations(), layout.devRoot().resolve("dev"), layout.logs(), layout.cdiSpecDirectory(),
+                    layout.pluginsRegistry(), layout.kubeletPlugins()}) {
                 Files.createDirectories(dir);
             }
             SimulatedDriverRoot.write(layout.driverRoot(), gpus.driverVersion(), gpus.driverRootGpus(), gpus.nvmlLibrary());

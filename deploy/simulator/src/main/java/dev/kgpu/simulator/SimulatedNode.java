@@ -4,13 +4,16 @@ import dev.kgpu.simulator.agents.AgentEnvironment;
 import dev.kgpu.simulator.agents.AgentLauncher;
 import dev.kgpu.simulator.agents.AgentProcess;
 import dev.kgpu.simulator.agents.ValidatorMode;
+import dev.kgpu.plugin.testing.kubelet.PluginWatcher;
 import dev.kgpu.simulator.cluster.ApiServer;
+import dev.kgpu.simulator.cluster.KubeletDraDrivers;
 import dev.kgpu.simulator.cluster.SimulatedKubelet;
 import dev.kgpu.simulator.gpu.SimulatedGpus;
 import dev.kgpu.simulator.report.NodeReport;
 import dev.kgpu.simulator.runtime.CdiInjection;
 import dev.kgpu.simulator.runtime.NvidiaContainerRuntime;
 import dev.kgpu.validator.kubernetes.testing.SchedulerAndKubelet;
+import dev.kgpu.validator.kubernetes.testing.dra.GpuSlices;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
@@ -74,6 +77,8 @@ public final class SimulatedNode implements AutoCloseable {
     private ApiServer api;
     private SimulatedKubelet kubelet;
     private SchedulerAndKubelet pods;
+    /** With {@code --dra}: the kubelet's plugin watcher, through which its DRA manager calls the plugin's driver. */
+    private PluginWatcher draKubelet;
     private AgentLauncher launcher;
     private AgentEnvironment environment;
 
@@ -111,14 +116,25 @@ public final class SimulatedNode implements AutoCloseable {
                     node.api.client(), options.nodeName(), Map.of("cpu", new Quantity("8"),
                             "memory", new Quantity("64Gi"), "pods", new Quantity("110")));
             Optional<String> sampleImage = Optional.ofNullable(environment.get("KGPU_CUDA_SAMPLE_IMAGE")).filter(i -> !i.isBlank());
-            node.pods = SchedulerAndKubelet.forNode(node.api.client(), options.nodeName()).deviceManager(node.kubelet)
+            SchedulerAndKubelet.Builder pods = SchedulerAndKubelet.forNode(node.api.client(), options.nodeName())
+                    .deviceManager(node.kubelet)
                     .runtime(new NvidiaContainerRuntime(node.gpus, sampleImage, new CdiInjection(node.layout.cdiSpecDirectories())))
-                    .logs(node.api.logs()).start();
+                    .logs(node.api.logs());
+            if (options.dra()) {
+                // the kubelet's plugin watcher, which the plugin's DRA driver registers with; NVIDIA's DeviceClasses,
+                // as the chart installs them
+                node.draKubelet = PluginWatcher.start(node.layout.pluginsRegistry());
+                var deviceClasses = node.api.client().dynamicResourceAllocation().v1().deviceClasses();
+                deviceClasses.resource(GpuSlices.gpuClass()).create();
+                deviceClasses.resource(GpuSlices.migClass()).create();
+                pods.dynamicResources(new KubeletDraDrivers(node.draKubelet));
+            }
+            node.pods = pods.start();
             node.launcher = new AgentLauncher(root, AgentLauncher.javaExecutable(environment),
                     AgentLauncher.jvmOptionsFile(root), node.layout.logs(), environment);
             node.environment = new AgentEnvironment(mockLibrary, node.profileForAgents(), options.nodeName(),
                     AGENT_NAMESPACE, options.migStrategy(), options.deviceListStrategy(), sampleImage, node.api.url(), node.layout,
-                    options.footprintRuns() > 0 ? ValidatorMode.DAEMON : ValidatorMode.ONESHOT);
+                    options.footprintRuns() > 0 ? ValidatorMode.DAEMON : ValidatorMode.ONESHOT, options.dra());
             progress.println("kgpu-sim: node " + options.nodeName() + " (" + node.gpus.describe() + ") in "
                     + node.layout.root() + "; API server " + node.api.url());
             return node;
@@ -237,6 +253,11 @@ public final class SimulatedNode implements AutoCloseable {
 
             Ready pluginState = join(pluginReady);
             awaitNodeResources();
+            if (options.dra()) {
+                List<String> devices = awaitSliceDevices();
+                progress.println("kgpu-sim: the plugin's DRA driver " + GpuSlices.DRIVER + " registered and published "
+                        + devices.size() + " devices in ResourceSlices " + devices);
+            }
             progress.println("kgpu-sim: the plugin registered " + kubelet.devices().capacity()
                     + "; starting the validator (one-shot, every component)");
             AgentProcess validator = start(Agent.VALIDATOR);
@@ -306,6 +327,26 @@ public final class SimulatedNode implements AutoCloseable {
             boolean usable = allocatable.values().stream().anyMatch(n -> n > 0);
             return published && usable ? Optional.of(allocatable) : Optional.empty();
         }, () -> "kubelet resources " + kubelet.devices().resources() + ", Node allocatable " + last.getFirst());
+    }
+
+    /**
+     * With {@code --dra}: waits until the plugin's DRA driver has registered with the kubelet and published the
+     * node's devices in ResourceSlices; their names.
+     */
+    List<String> awaitSliceDevices() {
+        draKubelet.awaitDriver(GpuSlices.DRIVER, options.timeout());
+        return Await.until("the DRA driver's ResourceSlices of node " + options.nodeName(), options.timeout(), () -> {
+            List<String> devices = sliceDevices();
+            return devices.isEmpty() ? Optional.empty() : Optional.of(devices);
+        }, () -> "ResourceSlices " + api.client().dynamicResourceAllocation().v1().resourcesSlices().list().getItems().size());
+    }
+
+    private List<String> sliceDevices() {
+        return api.client().dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
+                .filter(s -> options.nodeName().equals(s.getSpec().getNodeName()) && GpuSlices.DRIVER.equals(s.getSpec().getDriver()))
+                .flatMap(s -> s.getSpec().getDevices() == null ? java.util.stream.Stream.empty() : s.getSpec().getDevices().stream())
+                .map(io.fabric8.kubernetes.api.model.resource.v1.Device::getName)
+                .toList();
     }
 
     private static Map<String, Long> nvidiaResources(Map<String, Quantity> quantities) {
@@ -437,6 +478,7 @@ public final class SimulatedNode implements AutoCloseable {
                 }
                 agents.clear();
                 closeQuietly(pods);
+                closeQuietly(draKubelet);
                 closeQuietly(kubelet);
                 closeQuietly(api);
                 if (layout != null) {

@@ -31,10 +31,13 @@ import java.util.stream.Stream;
  * @param timeout        how long each step may take to come up
  * @param exitWhenReady  stop after the summary instead of running until Ctrl-C
  * @param footprintRuns  0, or how many times footprint mode starts the agents
+ * @param dra            the plugin also runs its DRA driver ({@code KGPU_KUBELET_APIS=device-plugin,dra}); the node's
+ *                       scheduler allocates ResourceClaims, its kubelet prepares them through the driver, and the
+ *                       validator's plugin component validates through a claim
  */
 public record SimulatorOptions(Path root, String profile, Path profileFile, String nodeName, Path workDir,
                                String migStrategy, String deviceListStrategy, Map<Agent, Integer> ports, Duration timeout,
-                               boolean exitWhenReady, int footprintRuns) {
+                               boolean exitWhenReady, int footprintRuns, boolean dra) {
 
     public static final String DEFAULT_PROFILE = "dgx-a100";
     public static final String DEFAULT_NODE_NAME = "kgpu-sim-node";
@@ -73,7 +76,8 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
         EXPORTER_PORT("exporter-port", "KGPU_SIM_EXPORTER_PORT", "<port>", "exporter's /metrics port (default 9400)"),
         TIMEOUT("timeout", "KGPU_SIM_TIMEOUT", "<seconds>", "how long each step may take to come up (default 120)"),
         EXIT_WHEN_READY("exit-when-ready", "KGPU_SIM_EXIT_WHEN_READY", "[true|false]", "stop after the summary; exit 1 if anything failed"),
-        FOOTPRINT("footprint", "KGPU_SIM_FOOTPRINT", "<runs>", "start the agents <runs> times, print median start-to-ready and RSS");
+        FOOTPRINT("footprint", "KGPU_SIM_FOOTPRINT", "<runs>", "start the agents <runs> times, print median start-to-ready and RSS"),
+        DRA("dra", "KGPU_SIM_DRA", "[true|false]", "the plugin also runs its DRA driver gpu.nvidia.com; claims are allocated by CEL and prepared through it");
 
         final String flag;
         final String variable;
@@ -162,12 +166,13 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
         int timeoutSeconds = integer(value, Option.TIMEOUT, (int) DEFAULT_TIMEOUT.toSeconds(), 5, 3600, problems);
         boolean exitWhenReady = bool(value, Option.EXIT_WHEN_READY, problems);
         int footprint = integer(value, Option.FOOTPRINT, 0, 1, 100, problems);
+        boolean dra = bool(value, Option.DRA, problems);
 
         if (!problems.isEmpty()) {
             throw new OptionsException(problems);
         }
         return new SimulatorOptions(root, profile, profileFile, nodeName, workDir, migStrategy, deviceListStrategy, ports,
-                Duration.ofSeconds(timeoutSeconds), exitWhenReady, footprint);
+                Duration.ofSeconds(timeoutSeconds), exitWhenReady, footprint, dra);
     }
 
     private static Path root(Optional<String> given, Path workingDirectory, List<String> problems) {
@@ -206,7 +211,7 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
             String value;
             if (equals >= 0) {
                 value = arg.substring(equals + 1);
-            } else if (option.get() == Option.EXIT_WHEN_READY) {
+            } else if (option.get() == Option.EXIT_WHEN_READY || option.get() == Option.DRA) {
                 value = "true";
             } else if (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
                 value = args.get(++i);

@@ -159,7 +159,8 @@ class SimulatedNodeIT {
                 .endContainer().endSpec().build();
     }
 
-    private static <T> T await(String what, java.util.function.Supplier<Optional<T>> probe) {
+    /** Polls {@code probe} until it has a value, for at most 90 s. */
+    static <T> T await(String what, java.util.function.Supplier<Optional<T>> probe) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (true) {
             Optional<T> value = probe.get();

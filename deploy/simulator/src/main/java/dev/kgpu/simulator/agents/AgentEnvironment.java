@@ -26,11 +26,18 @@ import java.util.Optional;
  *                     kubeconfig in the node's folder is for the user's kubectl)
  * @param layout       the node's sockets and files
  * @param validatorMode how the validator runs
+ * @param dra          the plugin also runs its DRA driver ({@code KGPU_KUBELET_APIS=device-plugin,dra}), registering
+ *                     in the node's {@code plugins_registry}, writing each claim's CDI spec into {@code var/run/cdi}
+ *                     and its ResourceSlices through the API server; the validator's plugin component validates
+ *                     through a claim of DeviceClass {@value #DRA_DEVICE_CLASS}
  */
 public record AgentEnvironment(Path mockLibrary, String profile, String nodeName, String namespace,
                                String migStrategy, String deviceListStrategy, Optional<String> sampleImage,
                                String apiServer, NodeLayout layout,
-                               ValidatorMode validatorMode) {
+                               ValidatorMode validatorMode, boolean dra) {
+
+    /** The DeviceClass the validator's plugin component claims a device of, with DRA: NVIDIA's whole GPUs. */
+    public static final String DRA_DEVICE_CLASS = "gpu.nvidia.com";
 
     /** Collection interval of the exporter on the simulated node (dcgm-exporter's default is 30 s). */
     public static final String EXPORTER_INTERVAL_MS = "2000";
@@ -59,6 +66,13 @@ public record AgentEnvironment(Path mockLibrary, String profile, String nodeName
                 env.put("CONTAINER_DRIVER_ROOT", layout.driverRoot().toString());
                 env.put("KGPU_CDI_SPEC_DIR", layout.cdiSpecDirectory().toString());
                 env.put("KGPU_PROC_ROOT", layout.root().toString());
+                if (dra) {
+                    env.put("KGPU_KUBELET_APIS", "device-plugin,dra");
+                    env.put("CDI_ROOT", layout.cdiSpecDirectory().toString());
+                    env.put("KUBELET_REGISTRAR_DIRECTORY_PATH", layout.pluginsRegistry().toString());
+                    env.put("KUBELET_PLUGINS_DIRECTORY_PATH", layout.kubeletPlugins().toString());
+                    putApiServer(env);
+                }
             }
             case DISCOVERY -> {
                 env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
@@ -89,6 +103,9 @@ public record AgentEnvironment(Path mockLibrary, String profile, String nodeName
                     env.put("KGPU_CDI_SPEC_DIR", layout.cdiSpecDirectory().toString());
                 }
                 sampleImage.ifPresent(image -> env.put("KGPU_CUDA_SAMPLE_IMAGE", image));
+                if (dra) {
+                    env.put("KGPU_PLUGIN_DEVICE_CLASS", DRA_DEVICE_CLASS);
+                }
             }
         }
         return env;

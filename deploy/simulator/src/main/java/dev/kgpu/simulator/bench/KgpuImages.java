@@ -156,7 +156,7 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
     @Override
     public AgentRun.Launch launch(Role role, BenchNode node, int port, Path labelsFile) {
         AgentEnvironment daemonSet = new AgentEnvironment(node.nvmlLibrary(), node.profile(), node.nodeName(), "kgpu",
-                "none", "envvar", Optional.empty(), node.api().url(), node.layout(), ValidatorMode.DAEMON);
+                "none", "envvar", Optional.empty(), node.api().url(), node.layout(), ValidatorMode.DAEMON, false);
         Map<String, String> env;
         Image image;
         switch (role) {

@@ -14,9 +14,10 @@ import java.util.stream.Collectors;
 
 /**
  * The API discovery documents the simulated API server serves so that {@code kubectl} can resolve
- * {@code nodes}, {@code pods}, {@code events} ... (the CRUD server answers discovery with empty lists). Only the
- * core group: the agents use nothing else on the simulated node (discovery's {@code node} sink, the
- * validator's pods and events).
+ * {@code nodes}, {@code pods}, {@code events} ... (the CRUD server answers discovery with empty lists): the core
+ * group, which the agents use (discovery's {@code node} sink, the validator's pods and events), and
+ * {@code resource.k8s.io/v1} (DeviceClasses, ResourceClaims and their templates, ResourceSlices), which the plugin's
+ * DRA driver and users of {@code --dra} use.
  */
 final class ApiDiscovery {
 
@@ -59,8 +60,24 @@ final class ApiDiscovery {
             {"kind":"APIResourceList","groupVersion":"v1","resources":[%s]}"""
             .formatted(CORE_V1.stream().map(Resource::json).collect(Collectors.joining(",")));
 
+    /** Dynamic resource allocation: what the plugin's DRA driver publishes and reads, and what users claim with. */
+    static final String RESOURCE_GROUP_VERSION = "resource.k8s.io/v1";
+
+    private static final List<Resource> RESOURCE_V1 = List.of(
+            new Resource("deviceclasses", "deviceclass", false, "DeviceClass", ALL_VERBS, List.of()),
+            new Resource("resourceclaims", "resourceclaim", true, "ResourceClaim", ALL_VERBS, List.of()),
+            new Resource("resourceclaims/status", "", true, "ResourceClaim", SUBRESOURCE_VERBS, List.of()),
+            new Resource("resourceclaimtemplates", "resourceclaimtemplate", true, "ResourceClaimTemplate", ALL_VERBS, List.of()),
+            new Resource("resourceslices", "resourceslice", false, "ResourceSlice", ALL_VERBS, List.of()));
+
     static final String API_GROUPS = """
-            {"kind":"APIGroupList","apiVersion":"v1","groups":[]}""";
+            {"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"resource.k8s.io","versions":[\
+            {"groupVersion":"resource.k8s.io/v1","version":"v1"}],"preferredVersion":\
+            {"groupVersion":"resource.k8s.io/v1","version":"v1"}}]}""";
+
+    static final String RESOURCE_V1_RESOURCES = """
+            {"kind":"APIResourceList","groupVersion":"resource.k8s.io/v1","resources":[%s]}"""
+            .formatted(RESOURCE_V1.stream().map(Resource::json).collect(Collectors.joining(",")));
 
     private static final Pattern CORE_COLLECTION =
             Pattern.compile("^/api/v1/(?:namespaces/[^/]+/)?([a-z]+)$");

@@ -164,6 +164,9 @@ public final class ApiServer implements AutoCloseable {
                 case "/apis" -> {
                     return json(200, ApiDiscovery.API_GROUPS);
                 }
+                case "/apis/" + ApiDiscovery.RESOURCE_GROUP_VERSION -> {
+                    return json(200, ApiDiscovery.RESOURCE_V1_RESOURCES);
+                }
                 case "/openapi/v2", "/openapi/v3" -> {
                     // no schemas: kubectl then validates nothing client-side instead of misreading a list
                     return json(404, ApiDiscovery.notFound(path));

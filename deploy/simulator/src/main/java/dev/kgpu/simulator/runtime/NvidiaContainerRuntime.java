@@ -32,7 +32,9 @@ import java.util.stream.Stream;
  *       directories ({@link CdiInjection}): an unresolvable name fails the container's start with containerd's
  *       {@code CDI device injection failed: unresolvable CDI devices ...}; the GPUs are those the names of
  *       {@code k8s.device-plugin.nvidia.com/gpu} and {@code nvidia.com/gpu} name, and the container's log lists
- *       the device nodes, mounts and hooks the specs gave it.</li>
+ *       the device nodes, mounts and hooks the specs gave it. A DRA claim's names
+ *       ({@code k8s.gpu.nvidia.com/claim=<claim uid>-<device>}) give the GPUs whose {@code /dev/nvidia<minor>} their
+ *       edits inject.</li>
  *   <li>A device id the node does not have fails the container at start, as {@code nvidia-container-cli} does.</li>
  *   <li>A CUDA vectorAdd sample (an image whose name or tag contains {@code vectoradd}, or the configured
  *       sample image) prints vectorAdd's real output and {@code Test PASSED} when it sees a device CUDA can
@@ -50,6 +52,9 @@ public final class NvidiaContainerRuntime implements ContainerRuntime {
     static final String VISIBLE_DEVICES = "NVIDIA_VISIBLE_DEVICES";
     /** The CDI kinds whose device names are NVIDIA GPUs: the device plugin's and nvidia-ctk's. */
     static final List<String> GPU_CDI_KINDS = List.of(NvidiaCdiGenerator.DEVICE_PLUGIN_KIND, "nvidia.com/gpu");
+    /** The CDI kind of a DRA driver's per-claim specs (NVIDIA's {@code gpu.nvidia.com}, and kgpu's). */
+    static final String CLAIM_CDI_KIND = "k8s.gpu.nvidia.com/claim";
+    private static final java.util.regex.Pattern GPU_NODE = java.util.regex.Pattern.compile("/dev/nvidia(\\d+)");
 
     private final SimulatedGpus gpus;
     private final Optional<String> sampleImage;
@@ -74,7 +79,8 @@ public final class NvidiaContainerRuntime implements ContainerRuntime {
         } catch (CdiException e) {
             return new ContainerOutcome.Exited(128, "StartError", e.getMessage(), "");
         }
-        List<String> ids = requestedDevices(container);
+        List<String> ids = new ArrayList<>(requestedDevices(container));
+        claimedGpus(injected).stream().filter(id -> !ids.contains(id)).forEach(ids::add);
         List<Visible> visible = new ArrayList<>();
         for (String id : ids) {
             Optional<Visible> device = gpus.find(id);
@@ -107,6 +113,28 @@ public final class NvidiaContainerRuntime implements ContainerRuntime {
             injected.edits().env().forEach(e -> log.append("  env ").append(e).append('\n'));
         }
         return new ContainerOutcome.Running(log.toString());
+    }
+
+    /**
+     * The GPUs (UUIDs) a DRA driver's per-claim CDI devices ({@value #CLAIM_CDI_KIND}) gave the container: their
+     * names say only claim and device, so the GPU is found as the container would find it, by the device node
+     * {@code /dev/nvidia<minor>} the spec's edits inject. (A MIG device's edits inject its parent's node too: the
+     * parent is what this finds, so MIG devices through DRA are not modelled here.)
+     */
+    List<String> claimedGpus(CdiInjection.Injected injected) {
+        if (injected.names().stream().noneMatch(n -> n.startsWith(CLAIM_CDI_KIND + "="))) {
+            return List.of();
+        }
+        List<String> uuids = new ArrayList<>();
+        for (var node : injected.edits().deviceNodes()) {
+            java.util.regex.Matcher m = GPU_NODE.matcher(node.path());
+            if (m.matches()) {
+                int minor = Integer.parseInt(m.group(1));
+                gpus.gpus().stream().filter(g -> g.minorNumber() == minor).map(SimulatedGpus.Gpu::uuid)
+                        .filter(u -> !uuids.contains(u)).forEach(uuids::add);
+            }
+        }
+        return uuids;
     }
 
     /** The device ids the toolkit would inject, in order, without duplicates. */

@@ -17,7 +17,7 @@ class AgentEnvironmentTest {
     private final AgentEnvironment environment = new AgentEnvironment(Path.of("/k/libnvidia-ml.so.1"), "dgx-a100",
             "sim-node", "kgpu", "mixed", "envvar,cdi-cri", Optional.of("registry.example/vectoradd:1"),
             "http://127.0.0.1:6443", LAYOUT,
-            ValidatorMode.DAEMON);
+            ValidatorMode.DAEMON, false);
 
     @Test
     void everyAgentGetsTheMockNvmlAndTheNode() {
@@ -51,5 +51,19 @@ class AgentEnvironmentTest {
                 "KGPU_CUDA_SAMPLE_IMAGE", "registry.example/vectoradd:1"))
                 .as("a CDI strategy: the validator checks the plugin's names resolve")
                 .containsEntry("KGPU_CDI_SPEC_DIR", "/tmp/node/var/run/cdi");
+    }
+
+    @Test
+    void withDraThePluginRunsItsDriverAndTheValidatorClaimsThroughIt() {
+        AgentEnvironment dra = new AgentEnvironment(Path.of("/k/libnvidia-ml.so.1"), "dgx-h100", "sim-node", "kgpu", "none",
+                "envvar", Optional.empty(), "http://127.0.0.1:6443", LAYOUT, ValidatorMode.ONESHOT, true);
+
+        assertThat(dra.of(Agent.PLUGIN, 8081)).containsAllEntriesOf(Map.of(
+                "KGPU_KUBELET_APIS", "device-plugin,dra", "CDI_ROOT", "/tmp/node/var/run/cdi",
+                "KUBELET_REGISTRAR_DIRECTORY_PATH", "/tmp/node/plugins_registry",
+                "KUBELET_PLUGINS_DIRECTORY_PATH", "/tmp/node/plugins", "KUBERNETES_MASTER", "http://127.0.0.1:6443"));
+        assertThat(dra.of(Agent.VALIDATOR, 8083)).containsEntry("KGPU_PLUGIN_DEVICE_CLASS", "gpu.nvidia.com");
+        assertThat(environment.of(Agent.PLUGIN, 8081)).as("without DRA").doesNotContainKeys("KGPU_KUBELET_APIS", "KUBERNETES_MASTER");
+        assertThat(environment.of(Agent.VALIDATOR, 8083)).doesNotContainKey("KGPU_PLUGIN_DEVICE_CLASS");
     }
 }

@@ -26,6 +26,9 @@ public final class GpuSlices {
     public static final String DRIVER = "gpu.nvidia.com";
     /** The chart's DeviceClass {@code gpu.nvidia.com}: whole GPUs of the driver. */
     public static final String GPU_CLASS_SELECTOR = "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'";
+    /** The chart's DeviceClass {@code mig.nvidia.com}: MIG devices of the driver. */
+    public static final String MIG_CLASS = "mig.nvidia.com";
+    public static final String MIG_CLASS_SELECTOR = "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'";
 
     private GpuSlices() {
     }
@@ -39,6 +42,11 @@ public final class GpuSlices {
     /** The DeviceClass {@code gpu.nvidia.com}. */
     public static DeviceClass gpuClass() {
         return deviceClass(DRIVER, GPU_CLASS_SELECTOR);
+    }
+
+    /** The DeviceClass {@code mig.nvidia.com}. */
+    public static DeviceClass migClass() {
+        return deviceClass(MIG_CLASS, MIG_CLASS_SELECTOR);
     }
 
     /** A whole GPU {@code gpu-<minor>}. */
