@@ -58,6 +58,17 @@ public final class PrometheusServer implements AutoCloseable {
                 + " (apt-get install -y prometheus), which .ci/run installs");
     }
 
+    /** {@code promtool check rules}: fails the test with promtool's output unless the rule file is valid. */
+    public static void checkRules(Path ruleFile) throws IOException, InterruptedException {
+        Process promtool = new ProcessBuilder(tool("promtool").toString(), "check", "rules", ruleFile.toString())
+                .redirectErrorStream(true).start();
+        String output = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!promtool.waitFor(60, TimeUnit.SECONDS) || promtool.exitValue() != 0) {
+            promtool.destroyForcibly();
+            throw new AssertionError("promtool check rules " + ruleFile + " failed: " + output);
+        }
+    }
+
     /**
      * Starts Prometheus in {@code dir} (its configuration, data and {@code prometheus.log}).
      *
@@ -135,8 +146,8 @@ public final class PrometheusServer implements AutoCloseable {
                     return body;
                 }
                 last.set(0, body);
-            } catch (RuntimeException e) {
-                last.set(0, e.toString()); // Prometheus still starting
+            } catch (RuntimeException | AssertionError e) {
+                last.set(0, e.toString()); // Prometheus still starting: no answer, or 503 until its storage is ready
             }
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("timed out after " + timeout + " waiting for " + what + "; last answer: " + last.getFirst());

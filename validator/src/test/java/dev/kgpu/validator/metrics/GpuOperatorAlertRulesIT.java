@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +21,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -50,11 +48,7 @@ class GpuOperatorAlertRulesIT {
     @Test
     void gpuOperatorsRulesEvaluateWithDataOnKgpusExporter() throws Exception {
         Path rules = rulesFile();
-        Process promtool = new ProcessBuilder(PrometheusServer.tool("promtool").toString(), "check", "rules",
-                rules.toString()).redirectErrorStream(true).start();
-        String checked = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(promtool.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(promtool.exitValue()).as(checked).isZero();
+        PrometheusServer.checkRules(rules);
 
         NodeFixture healthy = new NodeFixture(dir, "healthy").pci("0000:07:00.0", 0x10de);
         List.of(Component.DRIVER, Component.TOOLKIT, Component.PLUGIN, Component.CUDA).forEach(c -> healthy.ready(c, true));
