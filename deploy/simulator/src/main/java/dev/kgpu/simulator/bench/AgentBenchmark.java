@@ -59,6 +59,8 @@ public final class AgentBenchmark {
     private static final Duration XID_SETTLE = Duration.ofSeconds(1);
     private static final int FIRST_ALLOCATES = 2_000;
     private static final int XID = 94;
+    /** How long a training run's JVM may take to write its AOT configuration after SIGTERM. */
+    private static final Duration TRAINING_EXIT = Duration.ofMinutes(5);
 
     private final BenchOptions options;
     private final Results recorded = new Results();
@@ -414,6 +416,7 @@ public final class AgentBenchmark {
             if (kgpu.runs(Role.DISCOVERY_DAEMON)) {
                 try (AgentRun daemon = startDaemon(kgpu, node, 0)) {
                     probes(daemon, "/q/metrics");
+                    daemon.stop(TRAINING_EXIT);
                 }
             }
             if (kgpu.runs(Role.EXPORTER)) {
@@ -440,6 +443,7 @@ public final class AgentBenchmark {
             ResourceState down = awaitKubelet(plugin, node, r -> r.unhealthyIds().contains(victim), "GPU 0 Unhealthy");
             allocate(node, down.endpoint(), FIRST_ALLOCATES);
             probes(plugin, "/q/metrics");
+            plugin.stop(TRAINING_EXIT);
         }
     }
 
@@ -455,6 +459,7 @@ public final class AgentBenchmark {
                 }
             }
             probes(exporter, "/q/metrics");
+            exporter.stop(TRAINING_EXIT);
         }
     }
 

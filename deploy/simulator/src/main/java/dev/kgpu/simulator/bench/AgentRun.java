@@ -203,6 +203,14 @@ final class AgentRun implements AutoCloseable {
     /** SIGTERM to the agent (as a kubelet stops a container), 15 s, then SIGKILL to everything left. */
     @Override
     public void close() {
+        stop(Duration.ofSeconds(15));
+    }
+
+    /**
+     * SIGTERM to the agent, then {@code grace} for it to exit before SIGKILL to everything left. A JVM recording
+     * its AOT configuration writes it on exit, which takes tens of seconds on a loaded machine.
+     */
+    void stop(Duration grace) {
         if (!launcher.isAlive()) {
             return;
         }
@@ -213,7 +221,7 @@ final class AgentRun implements AutoCloseable {
             launcher.destroy();
         }
         try {
-            if (!launcher.waitFor(15, TimeUnit.SECONDS)) {
+            if (!launcher.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
                 launcher.descendants().forEach(ProcessHandle::destroyForcibly);
                 launcher.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
             }

@@ -193,8 +193,13 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
                 "--ro-bind", node.profilesDir().toString(), node.profilesDir().toString()));
         String agent = agentOf(role);
         variant.jvmOptions().ifPresent(f -> command.addAll(List.of("--ro-bind", f.toString(), JVM_OPTIONS)));
-        variant.aotCaches().map(d -> d.resolve(agent).resolve("app.aot")).filter(Files::isRegularFile)
-                .ifPresent(f -> command.addAll(List.of("--ro-bind", f.toString(), AOT_CACHE)));
+        variant.aotCaches().map(d -> d.resolve(agent).resolve("app.aot")).ifPresent(f -> {
+            if (!Files.isRegularFile(f)) {
+                throw new BenchmarkException("--aot-caches was '" + variant.aotCaches().get() + "' but it has no " + agent
+                        + "/app.aot (--train=<dir> creates them)");
+            }
+            command.addAll(List.of("--ro-bind", f.toString(), AOT_CACHE));
+        });
         List<String> args = image.args();
         if (variant.training().isPresent()) {
             Path out = variant.training().get().resolve(agent);
@@ -220,7 +225,7 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
     long createAotCache(String agent, Path log) {
         Image image = images.get(agent);
         Path out = variant.training().orElseThrow().resolve(agent);
-        if (!Files.isRegularFile(out.resolve("app.aotconf"))) {
+        if (!Files.isRegularFile(out.resolve("app.aotconf")) || out.resolve("app.aotconf").toFile().length() == 0) {
             throw new BenchmarkException("the " + agent + " recorded no AOT configuration in " + out);
         }
         List<String> command = new ArrayList<>(List.of(checkout.resolve("deploy/images/run-in-rootfs").toString(),
