@@ -47,8 +47,11 @@ final class Results {
         settings.put(key, value);
     }
 
+    /** A remark printed under the table, once however often it is made (e.g. once per run). */
     synchronized void note(String note) {
-        notes.add(note);
+        if (!notes.contains(note)) {
+            notes.add(note);
+        }
     }
 
     /** One sample of the soak's timeline: every agent's RSS at {@code second}, and the load average. */
