@@ -161,6 +161,8 @@ typedef struct {
     walkable util_enc, util_dec;
     unsigned sampling_period_us;
     counter replay;
+    int has_pcie_throughput;
+    walkable pcie_tx_kbps, pcie_rx_kbps; /* nvmlDeviceGetPcieThroughput, KB/s */
     int has_ecc;
     counter ecc[2][2];             /* [errorType corrected/uncorrected][counterType volatile/aggregate] */
     int has_retired;
@@ -279,6 +281,7 @@ typedef struct gpm_sample {
     X(nvmlDeviceGetTemperature) X(nvmlDeviceGetPowerUsage) X(nvmlDeviceGetEnforcedPowerLimit) \
     X(nvmlDeviceGetTotalEnergyConsumption) X(nvmlDeviceGetClockInfo) X(nvmlDeviceGetUtilizationRates) \
     X(nvmlDeviceGetEncoderUtilization) X(nvmlDeviceGetDecoderUtilization) X(nvmlDeviceGetPcieReplayCounter) \
+    X(nvmlDeviceGetPcieThroughput) X(nvmlDeviceGetEccMode) \
     X(nvmlDeviceGetRemappedRows) X(nvmlDeviceGetTotalEccErrors) X(nvmlDeviceGetRetiredPages) \
     X(nvmlDeviceGetRetiredPagesPendingStatus) X(nvmlDeviceGetViolationStatus) \
     X(nvmlDeviceGetCurrentClocksEventReasons) X(nvmlDeviceGetFieldValues) X(nvmlGpmQueryDeviceSupport) \

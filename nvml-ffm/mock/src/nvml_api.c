@@ -1005,6 +1005,24 @@ nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *v
     GUARDED(nvmlDeviceGetPcieReplayCounter, device_replay(device, value));
 }
 
+static nvmlReturn_t device_pcie_throughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned *value) {
+    mock_gpu *g;
+    TRY(resolve_gpu(device, &g));
+    NEED(value);
+    if ((unsigned) counter >= NVML_PCIE_UTIL_COUNT) {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    if (!g->has_pcie_throughput) {
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+    *value = gauge_now_uint(counter == NVML_PCIE_UTIL_TX_BYTES ? &g->pcie_tx_kbps : &g->pcie_rx_kbps);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value) {
+    GUARDED(nvmlDeviceGetPcieThroughput, device_pcie_throughput(device, counter, value));
+}
+
 static nvmlReturn_t device_remapped(nvmlDevice_t device, unsigned *corr, unsigned *unc, unsigned *pending,
                                     unsigned *failure) {
     mock_gpu *g;
@@ -1042,6 +1060,24 @@ static nvmlReturn_t device_ecc(nvmlDevice_t device, nvmlMemoryErrorType_t type, 
     events_scan_global();
     *count = counter_now(&g->ecc[type][counter_type]);
     return NVML_SUCCESS;
+}
+
+/* A profile's "ecc" object means ECC is on now and after the next reboot; "ecc": null, a board without ECC. */
+static nvmlReturn_t device_ecc_mode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending) {
+    mock_gpu *g;
+    TRY(resolve_gpu(device, &g));
+    NEED(current);
+    NEED(pending);
+    if (!g->has_ecc) {
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+    *current = NVML_FEATURE_ENABLED;
+    *pending = NVML_FEATURE_ENABLED;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending) {
+    GUARDED(nvmlDeviceGetEccMode, device_ecc_mode(device, current, pending));
 }
 
 nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,

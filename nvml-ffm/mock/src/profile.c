@@ -1079,7 +1079,7 @@ static int parse_gpu(ctx *c, const json *o, const char *path, int index, mock_gp
         "model", "uuid", "name", "brand", "architecture", "computeCapability", "serial", "vbiosVersion", "inforom",
         "minorNumber", "numaNode", "pci", "topology", "pcieP2pSupported", "computeMode", "virtualizationMode",
         "gridLicense", "fabric", "lost", "memory", "temperature", "power", "clocksMhz", "utilization",
-        "pcieReplayCount", "ecc", "retiredPages", "remappedRows", "violationNs", "clocksEventReasons",
+        "pcieReplayCount", "pcieThroughputKBps", "ecc", "retiredPages", "remappedRows", "violationNs", "clocksEventReasons",
         "supportedEvents", "nvlink", "gpm", "mig", NULL
     };
     if (check_keys(c, o, path, keys) != 0) {
@@ -1257,6 +1257,19 @@ static int parse_gpu(ctx *c, const json *o, const char *path, int index, mock_gp
     }
     if (get_counter(c, o, path, "pcieReplayCount", &g->replay) != 0) {
         return -1;
+    }
+    const json *pcie = object_at(c, o, path, "pcieThroughputKBps", 1, p, sizeof p);
+    if (pcie == NULL) {
+        return -1;
+    }
+    if (pcie->type == JSON_OBJECT) {
+        static const char *const pkeys[] = { "tx", "rx", NULL };
+        g->has_pcie_throughput = 1;
+        if (check_keys(c, pcie, p, pkeys) != 0
+            || get_walkable(c, pcie, p, "tx", 0, 1, &g->pcie_tx_kbps, &present) != 0
+            || get_walkable(c, pcie, p, "rx", 0, 1, &g->pcie_rx_kbps, &present) != 0) {
+            return -1;
+        }
     }
     const json *ecc = object_at(c, o, path, "ecc", 1, p, sizeof p);
     if (ecc == NULL) {

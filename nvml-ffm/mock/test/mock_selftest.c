@@ -161,7 +161,7 @@ static const char *MINI =
     "\"power\":{\"usageMw\":50000,\"enforcedLimitMw\":300000,\"energyMj\":1000},"
     "\"clocksMhz\":{\"graphics\":135,\"sm\":135,\"memory\":877,\"video\":555},"
     "\"utilization\":{\"gpuPercent\":0,\"memoryPercent\":0,\"encoderPercent\":0,\"decoderPercent\":0,"
-    "\"samplingPeriodUs\":167000},\"pcieReplayCount\":0,"
+    "\"samplingPeriodUs\":167000},\"pcieReplayCount\":0,\"pcieThroughputKBps\":{\"tx\":100,\"rx\":200},"
     "\"ecc\":{\"volatile\":{\"corrected\":0,\"uncorrected\":0},\"aggregate\":{\"corrected\":0,\"uncorrected\":0}},"
     "\"retiredPages\":{\"multipleSingleBitEcc\":[4096,8192],\"doubleBitEcc\":[12288],\"pending\":true},"
     "\"remappedRows\":null,\"violationNs\":null,\"clocksEventReasons\":[],"
@@ -348,6 +348,11 @@ static void sweep_device(nvmlDevice_t d, int is_mig) {
     OK_OR_NS(nvmlDeviceGetEncoderUtilization(d, &u, &u2));
     OK_OR_NS(nvmlDeviceGetDecoderUtilization(d, &u, &u2));
     OK(nvmlDeviceGetPcieReplayCounter(d, &u));
+    OK_OR_NS(nvmlDeviceGetPcieThroughput(d, NVML_PCIE_UTIL_TX_BYTES, &u));
+    OK_OR_NS(nvmlDeviceGetPcieThroughput(d, NVML_PCIE_UTIL_RX_BYTES, &u));
+    RC(nvmlDeviceGetPcieThroughput(d, NVML_PCIE_UTIL_COUNT, &u), NVML_ERROR_INVALID_ARGUMENT);
+    nvmlEnableState_t ecc_current, ecc_pending;
+    OK_OR_NS(nvmlDeviceGetEccMode(d, &ecc_current, &ecc_pending));
     OK_OR_NS(nvmlDeviceGetRemappedRows(d, &u, &u2, &u3, &u4));
     for (int t = 0; t < 2; t++) {
         for (int c = 0; c < 2; c++) {
@@ -900,6 +905,17 @@ static void test_invalid_arguments(void) {
     nvmlEnableState_t pending;
     OK(nvmlDeviceGetRetiredPagesPendingStatus(d, &pending));
     CHECK(pending == NVML_FEATURE_ENABLED, "retired pages pending");
+    unsigned kbps = 0;
+    OK(nvmlDeviceGetPcieThroughput(d, NVML_PCIE_UTIL_TX_BYTES, &kbps));
+    CHECK(kbps == 100, "PCIe tx %u KB/s", kbps);
+    OK(nvmlDeviceGetPcieThroughput(d, NVML_PCIE_UTIL_RX_BYTES, &kbps));
+    CHECK(kbps == 200, "PCIe rx %u KB/s", kbps);
+    RC(nvmlDeviceGetPcieThroughput(d, NVML_PCIE_UTIL_TX_BYTES, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    nvmlEnableState_t ecc_current = NVML_FEATURE_DISABLED, ecc_pending = NVML_FEATURE_DISABLED;
+    OK(nvmlDeviceGetEccMode(d, &ecc_current, &ecc_pending));
+    CHECK(ecc_current == NVML_FEATURE_ENABLED && ecc_pending == NVML_FEATURE_ENABLED, "ECC mode %d/%d", ecc_current,
+          ecc_pending);
+    RC(nvmlDeviceGetEccMode(d, NULL, &ecc_pending), NVML_ERROR_INVALID_ARGUMENT);
     OK(nvmlShutdown());
 }
 

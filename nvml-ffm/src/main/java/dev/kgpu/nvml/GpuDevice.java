@@ -50,6 +50,9 @@ public interface GpuDevice {
 
     Optional<String> inforomImageVersion();
 
+    /** The version of one InfoROM object ({@code nvmlDeviceGetInforomVersion}), read on each call; empty when the board lacks it. */
+    Optional<String> inforomVersion(InforomObject object);
+
     Optional<ComputeMode> computeMode();
 
     Optional<VirtualizationMode> virtualizationMode();
@@ -69,6 +72,16 @@ public interface GpuDevice {
     /** One read of every frequently sampled value; what the GPU lacks is empty in the result. */
     GpuTelemetry telemetry();
 
+    /** Whether ECC is on now and after the next reboot ({@code nvmlDeviceGetEccMode}), or empty on boards without ECC. */
+    Optional<EccMode> eccMode();
+
+    /**
+     * PCIe traffic over NVML's last sample ({@code nvmlDeviceGetPcieThroughput}, both directions), or empty where
+     * NVML does not report it (in virtual machines). On a real GPU each direction takes NVML about 20 ms to
+     * sample, so this is not part of {@link #telemetry()}.
+     */
+    Optional<PcieThroughput> pcieThroughput();
+
     /** ECC error count, or empty when ECC is off or unsupported. */
     OptionalLong eccErrors(MemoryErrorType type, EccCounterType counter);
 
@@ -83,6 +96,12 @@ public interface GpuDevice {
 
     /** NVLink error counters summed over all links, or empty on GPUs without NVLink. */
     Optional<NvLinkErrorTotals> nvLinkErrorTotals();
+
+    /**
+     * The data each NVLink of this GPU has carried, per link in link order (one {@code nvmlDeviceGetFieldValues}
+     * call); empty on GPUs without NVLink. A link NVML does not answer for is left out.
+     */
+    List<NvLinkTraffic> nvLinkTraffic();
 
     /** Every NVLink of this GPU (empty on GPUs without NVLink). */
     List<NvLink> nvLinks();

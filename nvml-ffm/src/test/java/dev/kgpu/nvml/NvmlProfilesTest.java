@@ -79,6 +79,9 @@ class NvmlProfilesTest {
                 assertThat(gpu.serial()).isEqualTo(value(expected, "serial").map(Object::toString));
                 assertThat(gpu.vbiosVersion()).contains(string(expected, "vbiosVersion"));
                 assertThat(gpu.inforomImageVersion()).isEqualTo(value(expected, "inforom.image").map(Object::toString));
+                assertThat(gpu.inforomVersion(InforomObject.OEM)).isEqualTo(value(expected, "inforom.oem").map(Object::toString));
+                assertThat(gpu.inforomVersion(InforomObject.ECC)).isEqualTo(value(expected, "inforom.ecc").map(Object::toString));
+                assertThat(gpu.inforomVersion(InforomObject.POWER)).isEqualTo(value(expected, "inforom.power").map(Object::toString));
                 assertThat(gpu.computeMode().map(Enum::name)).isEqualTo(value(expected, "computeMode").map(Object::toString));
                 assertThat(gpu.virtualizationMode()).contains(VirtualizationMode.valueOf(string(expected, "virtualizationMode")));
                 assertThat(gpu.migMode().isPresent()).as("MIG capable").isEqualTo(value(expected, "mig").isPresent());
@@ -146,6 +149,17 @@ class NvmlProfilesTest {
 
                 assertThat(gpu.eccErrors(MemoryErrorType.CORRECTED, EccCounterType.AGGREGATE).isPresent())
                         .isEqualTo(value(expected, "ecc").isPresent());
+                assertThat(gpu.eccMode()).isEqualTo(value(expected, "ecc").map(ecc -> new EccMode(true, true)));
+                assertThat(gpu.pcieThroughput()).isEqualTo(value(expected, "pcieThroughputKBps").map(kbps -> new PcieThroughput(
+                        number(expected, "pcieThroughputKBps.tx").longValue(), number(expected, "pcieThroughputKBps.rx").longValue())));
+                List<NvLinkTraffic> traffic = gpu.nvLinkTraffic();
+                assertThat(traffic.isEmpty()).isEqualTo(value(expected, "nvlink").isEmpty());
+                if (!traffic.isEmpty()) {
+                    // the links' payload counters add up to the GPU's total (read just before, frozen walk)
+                    assertThat(traffic.stream().mapToLong(t -> t.dataTxKiB() + t.dataRxKiB()).sum())
+                            .isGreaterThanOrEqualTo(telemetry.nvLinkDataKiB().orElseThrow());
+                    assertThat(traffic).extracting(NvLinkTraffic::link).doesNotHaveDuplicates().isSorted();
+                }
                 value(expected, "ecc").ifPresent(ecc -> {
                     assertThat(gpu.eccErrors(MemoryErrorType.CORRECTED, EccCounterType.AGGREGATE))
                             .hasValue(number(expected, "ecc.aggregate.corrected").longValue());

@@ -5,21 +5,25 @@ import dev.kgpu.nvml.Brand;
 import dev.kgpu.nvml.ClockEventReason;
 import dev.kgpu.nvml.ComputeCapability;
 import dev.kgpu.nvml.ComputeMode;
+import dev.kgpu.nvml.EccMode;
 import dev.kgpu.nvml.EccCounterType;
 import dev.kgpu.nvml.GpmSampler;
 import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.GpuFabricInfo;
 import dev.kgpu.nvml.GpuTelemetry;
+import dev.kgpu.nvml.InforomObject;
 import dev.kgpu.nvml.MemoryErrorType;
 import dev.kgpu.nvml.MemoryInfo;
 import dev.kgpu.nvml.MigDevice;
 import dev.kgpu.nvml.MigMode;
 import dev.kgpu.nvml.NvLink;
 import dev.kgpu.nvml.NvLinkErrorTotals;
+import dev.kgpu.nvml.NvLinkTraffic;
 import dev.kgpu.nvml.P2pCapability;
 import dev.kgpu.nvml.P2pStatus;
 import dev.kgpu.nvml.PageRetirementCause;
 import dev.kgpu.nvml.PciInfo;
+import dev.kgpu.nvml.PcieThroughput;
 import dev.kgpu.nvml.PerfPolicy;
 import dev.kgpu.nvml.RemappedRows;
 import dev.kgpu.nvml.TopologyLevel;
@@ -238,6 +242,87 @@ final class NvmlGpu implements GpuDevice {
     }
 
     // ---- state read on each call ----
+
+    @Override
+    public Optional<String> inforomVersion(InforomObject object) {
+        String function = "nvmlDeviceGetInforomVersion";
+        session.ensureOpen(function);
+        int nvmlObject = switch (object) {
+            case OEM -> NvmlNative.NVML_INFOROM_OEM();
+            case ECC -> NvmlNative.NVML_INFOROM_ECC();
+            case POWER -> NvmlNative.NVML_INFOROM_POWER();
+        };
+        MemorySegment s = scratch.acquire();
+        try {
+            return NvmlReturns.supported(NvmlNative.nvmlDeviceGetInforomVersion(handle, nvmlObject, s, INFOROM_BUFFER),
+                    function) ? Optional.of(Conversions.string(s, INFOROM_BUFFER)) : Optional.empty();
+        } finally {
+            scratch.release(s);
+        }
+    }
+
+    @Override
+    public Optional<EccMode> eccMode() {
+        String function = "nvmlDeviceGetEccMode";
+        session.ensureOpen(function);
+        MemorySegment s = scratch.acquire();
+        try {
+            int enabled = NvmlNative.NVML_FEATURE_ENABLED();
+            return NvmlReturns.supported(NvmlNative.nvmlDeviceGetEccMode(handle, s, at(s, 8)), function)
+                    ? Optional.of(new EccMode(s.get(JAVA_INT, 0) == enabled, s.get(JAVA_INT, 8) == enabled))
+                    : Optional.empty();
+        } finally {
+            scratch.release(s);
+        }
+    }
+
+    @Override
+    public Optional<PcieThroughput> pcieThroughput() {
+        String function = "nvmlDeviceGetPcieThroughput";
+        session.ensureOpen(function);
+        MemorySegment s = scratch.acquire();
+        try {
+            OptionalLong tx = optionalUnsignedInt(NvmlNative.nvmlDeviceGetPcieThroughput(handle,
+                    NvmlNative.NVML_PCIE_UTIL_TX_BYTES(), s), function, s, 0);
+            if (tx.isEmpty()) {
+                return Optional.empty();
+            }
+            OptionalLong rx = optionalUnsignedInt(NvmlNative.nvmlDeviceGetPcieThroughput(handle,
+                    NvmlNative.NVML_PCIE_UTIL_RX_BYTES(), at(s, 8)), function, s, 8);
+            return rx.isPresent() ? Optional.of(new PcieThroughput(tx.getAsLong(), rx.getAsLong())) : Optional.empty();
+        } finally {
+            scratch.release(s);
+        }
+    }
+
+    @Override
+    public List<NvLinkTraffic> nvLinkTraffic() {
+        String function = "nvmlDeviceGetFieldValues";
+        session.ensureOpen(function);
+        int links = NvmlNative.NVML_NVLINK_MAX_LINKS();
+        MemorySegment s = scratch.acquire();
+        try {
+            for (int link = 0; link < links; link++) {
+                prepareField(s, 0, 2 * link, NvmlNative.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX(), link);
+                prepareField(s, 0, 2 * link + 1, NvmlNative.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX(), link);
+            }
+            if (!NvmlReturns.supported(NvmlNative.nvmlDeviceGetFieldValues(handle, 2 * links, s), function)) {
+                return List.of();
+            }
+            List<NvLinkTraffic> traffic = new ArrayList<>();
+            for (int link = 0; link < links; link++) {
+                boolean tx = fieldSucceeded(s, 0, 2 * link);
+                boolean rx = fieldSucceeded(s, 0, 2 * link + 1);
+                if (tx || rx) {
+                    traffic.add(new NvLinkTraffic(link, tx ? fieldValue(s, 0, 2 * link) : 0,
+                            rx ? fieldValue(s, 0, 2 * link + 1) : 0));
+                }
+            }
+            return List.copyOf(traffic);
+        } finally {
+            scratch.release(s);
+        }
+    }
 
     @Override
     public MemoryInfo memory() {

@@ -97,7 +97,6 @@ public final class NodeComparison {
                         : List.of(smiBefore.get().get(field));
                 findings.add(switch (field) {
                     case Fields.PCI_BUS_ID -> compare.ignoringCase(field, normalise(mine), normalise(smiBefore.get().get(field)));
-                    case Fields.ECC_CURRENT -> ecc(compare, mine, smiBefore.get().get(field));
                     default -> compare.within(field, mine, references, tolerance);
                 });
             }
@@ -110,21 +109,6 @@ public final class NodeComparison {
             }
         }
         return findings;
-    }
-
-    /**
-     * ECC mode: nvml-ffm binds no {@code nvmlDeviceGetEccMode}, so "Enabled" means its ECC error counters
-     * answer; they answer exactly when nvidia-smi's {@code current_ecc} is Enabled.
-     */
-    private static Finding ecc(Compare compare, Val mine, Val smi) {
-        if (smi instanceof Val.Absent) {
-            return compare.exact(Fields.ECC_CURRENT, mine, smi);
-        }
-        boolean kgpuOn = mine instanceof Val.Text(String v) && v.equals("Enabled");
-        boolean smiOn = smi instanceof Val.Text(String v) && v.equals("Enabled");
-        return compare.decided(Fields.ECC_CURRENT, mine.show(), smi.show(),
-                "Enabled in both, or off/N/A in both (nvml-ffm: ECC counters readable)",
-                kgpuOn == smiOn ? Verdict.MATCH : Verdict.MISMATCH, "");
     }
 
     private static Val normalise(Val busId) {

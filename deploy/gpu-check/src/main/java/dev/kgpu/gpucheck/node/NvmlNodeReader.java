@@ -1,9 +1,7 @@
 package dev.kgpu.gpucheck.node;
 
-import dev.kgpu.nvml.EccCounterType;
 import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.GpuTelemetry;
-import dev.kgpu.nvml.MemoryErrorType;
 import dev.kgpu.nvml.MemoryInfo;
 import dev.kgpu.nvml.MigMode;
 import dev.kgpu.nvml.Nvml;
@@ -52,9 +50,8 @@ public final class NvmlNodeReader {
                 .orElse(Val.notAvailable("NOT_SUPPORTED"))));
         f.put(Fields.MIG_PENDING, mig.or(m -> m.map(mode -> Val.text(enabled(mode.pendingEnabled())))
                 .orElse(Val.notAvailable("NOT_SUPPORTED"))));
-        // nvml-ffm has no nvmlDeviceGetEccMode: ECC counters answer only while ECC is on
-        f.put(Fields.ECC_CURRENT, read(() -> gpu.eccErrors(MemoryErrorType.UNCORRECTED, EccCounterType.VOLATILE).isPresent()
-                ? Val.text("Enabled") : Val.notAvailable("ECC counters not readable: ECC off or unsupported")));
+        f.put(Fields.ECC_CURRENT, read(() -> gpu.eccMode().map(mode -> Val.text(enabled(mode.current())))
+                .orElse(Val.notAvailable("NOT_SUPPORTED"))));
         Attempt<MemoryInfo> memory = attempt(gpu::memory);
         if (memory.error() == null) {
             memory(f, memory.value());

@@ -937,6 +937,24 @@ public class NvmlNative extends NvmlNative$shared {
     public static int NVML_P2P_CAPS_INDEX_UNKNOWN() {
         return NVML_P2P_CAPS_INDEX_UNKNOWN;
     }
+    private static final int NVML_PCIE_UTIL_TX_BYTES = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * enum nvmlPcieUtilCounter_enum.NVML_PCIE_UTIL_TX_BYTES = 0
+     * }
+     */
+    public static int NVML_PCIE_UTIL_TX_BYTES() {
+        return NVML_PCIE_UTIL_TX_BYTES;
+    }
+    private static final int NVML_PCIE_UTIL_RX_BYTES = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum nvmlPcieUtilCounter_enum.NVML_PCIE_UTIL_RX_BYTES = 1
+     * }
+     */
+    public static int NVML_PCIE_UTIL_RX_BYTES() {
+        return NVML_PCIE_UTIL_RX_BYTES;
+    }
     private static final int NVML_VALUE_TYPE_DOUBLE = (int)0L;
     /**
      * {@snippet lang=c :
@@ -1413,6 +1431,42 @@ public class NvmlNative extends NvmlNative$shared {
      */
     public static int NVML_CLOCK_VIDEO() {
         return NVML_CLOCK_VIDEO;
+    }
+    private static final int NVML_INFOROM_OEM = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * enum nvmlInforomObject_enum.NVML_INFOROM_OEM = 0
+     * }
+     */
+    public static int NVML_INFOROM_OEM() {
+        return NVML_INFOROM_OEM;
+    }
+    private static final int NVML_INFOROM_ECC = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum nvmlInforomObject_enum.NVML_INFOROM_ECC = 1
+     * }
+     */
+    public static int NVML_INFOROM_ECC() {
+        return NVML_INFOROM_ECC;
+    }
+    private static final int NVML_INFOROM_POWER = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * enum nvmlInforomObject_enum.NVML_INFOROM_POWER = 2
+     * }
+     */
+    public static int NVML_INFOROM_POWER() {
+        return NVML_INFOROM_POWER;
+    }
+    private static final int NVML_INFOROM_COUNT = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * enum nvmlInforomObject_enum.NVML_INFOROM_COUNT = 3
+     * }
+     */
+    public static int NVML_INFOROM_COUNT() {
+        return NVML_INFOROM_COUNT;
     }
     private static final int NVML_SUCCESS = (int)0L;
     /**
@@ -3307,6 +3361,68 @@ public class NvmlNative extends NvmlNative$shared {
         }
     }
 
+    private static class nvmlDeviceGetPcieThroughput {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            NvmlNative.C_INT,
+            NvmlNative.C_POINTER,
+            NvmlNative.C_INT,
+            NvmlNative.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("nvmlDeviceGetPcieThroughput");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)
+     * }
+     */
+    public static FunctionDescriptor nvmlDeviceGetPcieThroughput$descriptor() {
+        return nvmlDeviceGetPcieThroughput.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)
+     * }
+     */
+    public static MethodHandle nvmlDeviceGetPcieThroughput$handle() {
+        return nvmlDeviceGetPcieThroughput.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)
+     * }
+     */
+    public static MemorySegment nvmlDeviceGetPcieThroughput$address() {
+        return nvmlDeviceGetPcieThroughput.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)
+     * }
+     */
+    public static int nvmlDeviceGetPcieThroughput(MemorySegment device, int counter, MemorySegment value) {
+        var mh$ = nvmlDeviceGetPcieThroughput.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("nvmlDeviceGetPcieThroughput", device, counter, value);
+            }
+            return (int)mh$.invokeExact(device, counter, value);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class nvmlDeviceGetPcieReplayCounter {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             NvmlNative.C_INT,
@@ -3974,6 +4090,68 @@ public class NvmlNative extends NvmlNative$shared {
                 traceDowncall("nvmlDeviceGetCudaComputeCapability", device, major, minor);
             }
             return (int)mh$.invokeExact(device, major, minor);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class nvmlDeviceGetEccMode {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            NvmlNative.C_INT,
+            NvmlNative.C_POINTER,
+            NvmlNative.C_POINTER,
+            NvmlNative.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("nvmlDeviceGetEccMode");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)
+     * }
+     */
+    public static FunctionDescriptor nvmlDeviceGetEccMode$descriptor() {
+        return nvmlDeviceGetEccMode.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)
+     * }
+     */
+    public static MethodHandle nvmlDeviceGetEccMode$handle() {
+        return nvmlDeviceGetEccMode.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)
+     * }
+     */
+    public static MemorySegment nvmlDeviceGetEccMode$address() {
+        return nvmlDeviceGetEccMode.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)
+     * }
+     */
+    public static int nvmlDeviceGetEccMode(MemorySegment device, MemorySegment current, MemorySegment pending) {
+        var mh$ = nvmlDeviceGetEccMode.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("nvmlDeviceGetEccMode", device, current, pending);
+            }
+            return (int)mh$.invokeExact(device, current, pending);
         } catch (Error | RuntimeException ex) {
            throw ex;
         } catch (Throwable ex$) {
