@@ -24,6 +24,11 @@ public enum P2pStatus {
         return label;
     }
 
+    /** NVML's number for this status, which dcgm-exporter prints as the value of {@code DCGM_EXP_P2P_STATUS}. */
+    public int nvmlValue() {
+        return nvmlValue;
+    }
+
     public static P2pStatus fromNvml(int value) {
         for (P2pStatus status : values()) {
             if (status.nvmlValue == value) {

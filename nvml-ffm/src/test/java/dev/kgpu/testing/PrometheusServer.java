@@ -35,14 +35,18 @@ import java.util.stream.Collectors;
  */
 public final class PrometheusServer implements AutoCloseable {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    // HTTP/1.1: once, under load, the JDK client's h2c upgrade left a send waiting past its 10 s timeout
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
 
     private final Process process;
     private final String api;
+    private final Path log;
 
-    private PrometheusServer(Process process, String api) {
+    private PrometheusServer(Process process, String api, Path log) {
         this.process = process;
         this.api = api;
+        this.log = log;
     }
 
     /** An installed Prometheus tool ({@code prometheus}, {@code promtool}); fails the test naming the package when missing. */
@@ -77,6 +81,21 @@ public final class PrometheusServer implements AutoCloseable {
      * @param ruleFiles Prometheus rule files to evaluate
      */
     public static PrometheusServer start(Path dir, String job, List<String> targets, List<Path> ruleFiles) throws IOException {
+        return start(dir, """
+                  - job_name: %s
+                    scrape_interval: 1s
+                    scrape_timeout: 1s
+                    metrics_path: /metrics
+                    static_configs:
+                      - targets: [%s]
+                """.formatted(job, targets.stream().map(t -> "'" + t + "'").collect(Collectors.joining(", "))), ruleFiles);
+    }
+
+    /**
+     * Starts Prometheus in {@code dir} with {@code scrapeConfigs}, the YAML list items under {@code scrape_configs:}
+     * (indented by two spaces), for jobs the other form cannot say (TLS, basic auth, several jobs).
+     */
+    public static PrometheusServer start(Path dir, String scrapeConfigs, List<Path> ruleFiles) throws IOException {
         int port;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = socket.getLocalPort();
@@ -88,19 +107,22 @@ public final class PrometheusServer implements AutoCloseable {
                   evaluation_interval: 1s
                 rule_files: [%s]
                 scrape_configs:
-                  - job_name: %s
-                    scrape_interval: 1s
-                    scrape_timeout: 1s
-                    metrics_path: /metrics
-                    static_configs:
-                      - targets: [%s]
-                """.formatted(ruleFiles.stream().map(f -> "'" + f + "'").collect(Collectors.joining(", ")), job,
-                targets.stream().map(t -> "'" + t + "'").collect(Collectors.joining(", "))));
+                """.formatted(ruleFiles.stream().map(f -> "'" + f + "'").collect(Collectors.joining(", ")))
+                + scrapeConfigs);
         Process process = new ProcessBuilder(tool("prometheus").toString(),
                 "--config.file=" + config, "--storage.tsdb.path=" + dir.resolve("data"),
                 "--web.listen-address=127.0.0.1:" + port, "--log.level=warn")
                 .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
-        return new PrometheusServer(process, "http://127.0.0.1:" + port + "/api/v1/");
+        return new PrometheusServer(process, "http://127.0.0.1:" + port + "/api/v1/", dir.resolve("prometheus.log"));
+    }
+
+    /** What Prometheus logged, for failure messages. */
+    public String log() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
     }
 
     /** {@code GET /api/v1/<path>}: the JSON body (fails on anything but 200). */

@@ -55,6 +55,12 @@ public class Exporter {
         config.collectors().builtIn().ifPresent(builtIn -> LOG.log(Level.INFO, () -> String.format(
                 "%s does not exist; using the built-in %s",
                 config.collectors().path(), builtIn)));
+        if (!counters.duplicates().isEmpty()) {
+            LOG.log(Level.WARNING, () -> String.format("counters file %s names these counters again; only their first"
+                    + " row is served: %s", counters.source(), counters.duplicates().stream()
+                    .map(d -> d.counter().fieldName() + " (line " + d.counter().line() + ", first on line " + d.firstLine() + ")")
+                    .collect(Collectors.joining(", "))));
+        }
         if (!counters.notServed().isEmpty()) {
             LOG.log(Level.WARNING, () -> String.format("kgpu cannot read these counters from NVML and skips them: %s",
                     counters.notServed().stream()
@@ -76,7 +82,8 @@ public class Exporter {
             pods = Optional.of(new PodAttributionTracker(podResources, new HashSet<>(config.nvidiaResourceNames()),
                     config.gpuIdType(), config.virtualGpus(), clock, metrics::podResources));
         }
-        ExpositionRenderer renderer = new ExpositionRenderer(config.hostname(), config.replaceBlanksInModelName());
+        ExpositionRenderer renderer = new ExpositionRenderer(config.hostname(), config.replaceBlanksInModelName(),
+                config.useOldNamespace());
         CollectionCycle cycle = new CollectionCycle(reader, collection, pods, renderer);
         supervisor = new ExporterSupervisor(cycle, snapshots::publish, config.interval(), clock, xids,
                 listener -> nvml.startHealthMonitor(reader.devices(), listener), metrics::collection);

@@ -34,7 +34,7 @@ final class FramebufferCollector implements Collector {
     }
 
     private void bind(CounterSet counters, String name, Function<MemoryInfo, OptionalLong> mib) {
-        counters.metric(name).ifPresent(counter -> fields.add(new Bound(counter, mib)));
+        counters.reading(name).forEach(counter -> fields.add(new Bound(counter, mib)));
     }
 
     boolean active() {

@@ -31,7 +31,7 @@ abstract class GpuFieldCollector implements Collector {
 
     GpuFieldCollector(CounterSet counters, Set<Reading> readings, List<Field> candidates) {
         for (Field field : candidates) {
-            counters.metric(field.name()).ifPresent(counter -> fields.add(new Bound(counter, field)));
+            counters.reading(field.name()).forEach(counter -> fields.add(new Bound(counter, field)));
         }
         this.readings = Set.copyOf(readings);
     }

@@ -4,7 +4,11 @@ import dev.kgpu.exporter.metrics.Entity;
 import dev.kgpu.nvml.Brand;
 import dev.kgpu.nvml.GpmMetrics;
 import dev.kgpu.nvml.GpuTelemetry;
+import dev.kgpu.nvml.InforomObject;
 import dev.kgpu.nvml.NvLinkErrorTotals;
+import dev.kgpu.nvml.NvLinkTraffic;
+import dev.kgpu.nvml.P2pStatus;
+import dev.kgpu.nvml.PcieThroughput;
 import dev.kgpu.nvml.PerfPolicy;
 import dev.kgpu.nvml.VgpuLicenseState;
 
@@ -36,6 +40,10 @@ import java.util.function.Supplier;
  * @param nvLinkErrors  NVLink error totals
  * @param vgpuLicense   vGPU guest licence state
  * @param gpuInstances  GPU instances, non-empty when MIG is on
+ * @param inforomVersions InfoROM object versions the board has
+ * @param pcieThroughput PCIe traffic over NVML's last sample, KB/s
+ * @param nvLinkTraffic the data each NVLink carried so far (KiB counters), per link
+ * @param nvLinkP2p     NVLink peer-to-peer status towards every other GPU, by that GPU's index
  */
 public record GpuSample(
         Entity gpu,
@@ -53,11 +61,30 @@ public record GpuSample(
         Map<PerfPolicy, Long> violationsNs,
         Optional<NvLinkErrorTotals> nvLinkErrors,
         Optional<VgpuLicenseState> vgpuLicense,
-        List<GpuInstanceSample> gpuInstances) {
+        List<GpuInstanceSample> gpuInstances,
+        Map<InforomObject, String> inforomVersions,
+        Optional<PcieThroughput> pcieThroughput,
+        List<NvLinkTraffic> nvLinkTraffic,
+        Map<Integer, P2pStatus> nvLinkP2p) {
 
     public GpuSample {
         violationsNs = Map.copyOf(violationsNs);
         gpuInstances = List.copyOf(gpuInstances);
+        inforomVersions = Map.copyOf(inforomVersions);
+        nvLinkTraffic = List.copyOf(nvLinkTraffic);
+        nvLinkP2p = Map.copyOf(nvLinkP2p);
+    }
+
+    /** A sample without the reads only some counters files ask for (InfoROM objects, PCIe throughput, links, P2P). */
+    public GpuSample(Entity gpu, Brand brand, Optional<String> serial, Optional<String> vbiosVersion,
+                     Optional<String> inforomImage, Optional<GpuTelemetry> telemetry, boolean gpmSupported,
+                     Optional<GpmMetrics> gpm, Optional<EccTotals> ecc, OptionalLong retiredSbe, OptionalLong retiredDbe,
+                     Optional<Boolean> retiredPending, Map<PerfPolicy, Long> violationsNs,
+                     Optional<NvLinkErrorTotals> nvLinkErrors, Optional<VgpuLicenseState> vgpuLicense,
+                     List<GpuInstanceSample> gpuInstances) {
+        this(gpu, brand, serial, vbiosVersion, inforomImage, telemetry, gpmSupported, gpm, ecc, retiredSbe, retiredDbe,
+                retiredPending, violationsNs, nvLinkErrors, vgpuLicense, gpuInstances, Map.of(), Optional.empty(),
+                List.of(), Map.of());
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.kgpu.exporter.collector;
 import dev.kgpu.exporter.counters.Counter;
 import dev.kgpu.exporter.metrics.Entity;
 import dev.kgpu.nvml.Brand;
+import dev.kgpu.nvml.InforomObject;
 
 import java.util.Collections;
 import java.util.HashMap;
@@ -24,7 +25,7 @@ final class LabelRows {
         for (GpuSample gpu : node.gpus()) {
             TreeMap<String, String> values = new TreeMap<>();
             for (Counter label : labels) {
-                value(label.fieldName(), node, gpu).ifPresent(v -> values.put(label.fieldName(), v));
+                value(label.field(), node, gpu).ifPresent(v -> values.put(label.fieldName(), v));
             }
             byGpu.put(gpu.gpu().gpuUuid(), Collections.unmodifiableSortedMap(values));
         }
@@ -42,11 +43,18 @@ final class LabelRows {
             case "DCGM_FI_DEV_SERIAL" -> gpu.serial().flatMap(LabelRows::nonBlank);
             case "DCGM_FI_DEV_VBIOS_VERSION" -> gpu.vbiosVersion().flatMap(LabelRows::nonBlank);
             case "DCGM_FI_DEV_INFOROM_IMAGE_VER" -> gpu.inforomImage().flatMap(LabelRows::nonBlank);
+            case "DCGM_FI_DEV_OEM_INFOROM_VER" -> inforom(gpu, InforomObject.OEM);
+            case "DCGM_FI_DEV_ECC_INFOROM_VER" -> inforom(gpu, InforomObject.ECC);
+            case "DCGM_FI_DEV_POWER_INFOROM_VER" -> inforom(gpu, InforomObject.POWER);
             case "DCGM_FI_DEV_NAME" -> Optional.of(gpu.gpu().modelName());
             case "DCGM_FI_DEV_UUID" -> Optional.of(gpu.gpu().gpuUuid());
             case "DCGM_FI_DEV_PCI_BUSID" -> Optional.of(gpu.gpu().pciBusId());
             default -> Optional.empty();
         };
+    }
+
+    private static Optional<String> inforom(GpuSample gpu, InforomObject object) {
+        return Optional.ofNullable(gpu.inforomVersions().get(object)).flatMap(LabelRows::nonBlank);
     }
 
     private static Optional<String> nonBlank(String value) {

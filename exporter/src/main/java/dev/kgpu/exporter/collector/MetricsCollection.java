@@ -43,6 +43,7 @@ public final class MetricsCollection {
         addIfActive(collectors, new TemperatureCollector(counters));
         addIfActive(collectors, new PowerCollector(counters));
         addIfActive(collectors, new PcieCollector(counters));
+        addIfActive(collectors, new PcieThroughputCollector(counters));
         addIfActive(collectors, new UtilizationCollector(counters));
         addIfActive(collectors, new RowRemapCollector(counters));
         addIfActive(collectors, new VgpuLicenseCollector(counters));
@@ -57,15 +58,20 @@ public final class MetricsCollection {
         if (nvLink.active()) {
             collectors.add(nvLink);
         }
+        NvLinkLinkBandwidthCollector links = new NvLinkLinkBandwidthCollector(counters);
+        if (links.active()) {
+            collectors.add(links);
+        }
         ProfilingCollector profiling = new ProfilingCollector(counters);
         if (profiling.active()) {
             collectors.add(profiling);
         }
-        counters.metric("DCGM_FI_DEV_XID_ERRORS").ifPresent(c -> collectors.add(new XidCollector(c, xids)));
-        counters.metric("DCGM_EXP_XID_ERRORS_COUNT")
-                .ifPresent(c -> collectors.add(new XidCountCollector(c, xids, xidWindow, clock)));
-        counters.metric("DCGM_EXP_CLOCK_EVENTS_COUNT")
-                .ifPresent(c -> collectors.add(new ClockEventsCollector(c, clockEventsWindow, clock)));
+        counters.reading("DCGM_FI_DEV_XID_ERRORS").forEach(c -> collectors.add(new XidCollector(c, xids)));
+        counters.reading("DCGM_EXP_XID_ERRORS_COUNT")
+                .forEach(c -> collectors.add(new XidCountCollector(c, xids, xidWindow, clock)));
+        counters.reading("DCGM_EXP_CLOCK_EVENTS_COUNT")
+                .forEach(c -> collectors.add(new ClockEventsCollector(c, clockEventsWindow, clock)));
+        counters.reading("DCGM_EXP_P2P_STATUS").forEach(c -> collectors.add(new P2pStatusCollector(c)));
         return new MetricsCollection(counters, collectors);
     }
 
@@ -82,9 +88,11 @@ public final class MetricsCollection {
             readings.addAll(collector.readings());
         }
         for (Counter label : counters.labels()) {
-            switch (label.fieldName()) {
+            switch (label.field()) {
                 case "DCGM_FI_DEV_SERIAL", "DCGM_FI_DEV_VBIOS_VERSION", "DCGM_FI_DEV_INFOROM_IMAGE_VER" ->
                         readings.add(Reading.IDENTITY_STRINGS);
+                case "DCGM_FI_DEV_OEM_INFOROM_VER", "DCGM_FI_DEV_ECC_INFOROM_VER", "DCGM_FI_DEV_POWER_INFOROM_VER" ->
+                        readings.add(Reading.INFOROM_VERSIONS);
                 default -> {
                 }
             }

@@ -11,8 +11,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.ToLongFunction;
 
@@ -32,12 +32,12 @@ final class NvLinkCollector implements Collector {
     private record Previous(long sumKiB, Instant at) {
     }
 
-    private final Optional<Counter> bandwidth;
+    private final List<Counter> bandwidth;
     private final Map<Counter, ToLongFunction<NvLinkErrorTotals>> errors = new HashMap<>();
     private final Map<String, Previous> previous = new HashMap<>();
 
     NvLinkCollector(CounterSet counters) {
-        bandwidth = counters.metric("DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL");
+        bandwidth = counters.reading("DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL");
         bind(counters, "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", NvLinkErrorTotals::crcFlitErrors);
         bind(counters, "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL", NvLinkErrorTotals::crcDataErrors);
         bind(counters, "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", NvLinkErrorTotals::replayErrors);
@@ -45,17 +45,19 @@ final class NvLinkCollector implements Collector {
     }
 
     private void bind(CounterSet counters, String name, ToLongFunction<NvLinkErrorTotals> value) {
-        counters.metric(name).ifPresent(counter -> errors.put(counter, value));
+        counters.reading(name).forEach(counter -> errors.put(counter, value));
     }
 
     boolean active() {
-        return bandwidth.isPresent() || !errors.isEmpty();
+        return !bandwidth.isEmpty() || !errors.isEmpty();
     }
 
     @Override
     public Set<Reading> readings() {
         EnumSet<Reading> readings = EnumSet.noneOf(Reading.class);
-        bandwidth.ifPresent(c -> readings.add(Reading.TELEMETRY));
+        if (!bandwidth.isEmpty()) {
+            readings.add(Reading.TELEMETRY);
+        }
         if (!errors.isEmpty()) {
             readings.add(Reading.NVLINK_ERRORS);
         }
@@ -65,12 +67,14 @@ final class NvLinkCollector implements Collector {
     @Override
     public void collect(NodeSample node, MetricsBuilder out) {
         for (GpuSample gpu : node.gpus()) {
-            if (bandwidth.isPresent()) {
+            if (!bandwidth.isEmpty()) {
                 gpu.telemetry().ifPresent(t -> {
                     if (t.nvLinkDataKiB().isPresent()) {
                         String value = Values.of(rate(gpu.gpu().gpuUuid(), t.nvLinkDataKiB().getAsLong(), t.readAt()));
-                        for (Entity entity : gpu.entities()) {
-                            out.add(bandwidth.get(), entity, value);
+                        for (Counter counter : bandwidth) {
+                            for (Entity entity : gpu.entities()) {
+                                out.add(counter, entity, value);
+                            }
                         }
                     }
                 });

@@ -41,7 +41,7 @@ final class ProfilingCollector implements Collector {
     }
 
     private void bind(CounterSet counters, String name, Function<GpmMetrics, String> value) {
-        counters.metric(name).ifPresent(counter -> fields.add(new Bound(counter, value)));
+        counters.reading(name).forEach(counter -> fields.add(new Bound(counter, value)));
     }
 
     /** The value of one GPM metric; NaN (NVML could not compute it this interval) means no series. */
@@ -81,7 +81,7 @@ final class ProfilingCollector implements Collector {
     }
 
     private static void emit(MetricsBuilder out, Bound bound, Entity entity, Optional<GpmMetrics> gpm) {
-        gpm.filter(metrics -> computed(metrics, bound.counter.fieldName()))
+        gpm.filter(metrics -> computed(metrics, bound.counter.field()))
                 .ifPresent(metrics -> out.add(bound.counter, entity, bound.value.apply(metrics)));
     }
 }

@@ -17,5 +17,13 @@ public enum Reading {
     /** vGPU licence state. */
     VGPU_LICENSE,
     /** Serial, VBIOS, InfoROM image version (label rows). */
-    IDENTITY_STRINGS
+    IDENTITY_STRINGS,
+    /** The OEM, ECC and power InfoROM objects' versions (label rows). */
+    INFOROM_VERSIONS,
+    /** {@code nvmlDeviceGetPcieThroughput} both ways: on a real GPU about 40 ms per GPU. */
+    PCIE_THROUGHPUT,
+    /** Per-link NVLink data counters. */
+    NVLINK_TRAFFIC,
+    /** NVLink peer-to-peer status of every pair of GPUs. */
+    P2P_STATUS
 }

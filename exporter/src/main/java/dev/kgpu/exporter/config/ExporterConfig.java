@@ -44,6 +44,8 @@ import java.util.function.Supplier;
  * @param clockEventsCountWindow window of {@code DCGM_EXP_CLOCK_EVENTS_COUNT}
  * @param hostname               the node label, or empty with {@code DCGM_EXPORTER_NO_HOSTNAME}
  * @param replaceBlanksInModelName {@code NVIDIA A100-SXM4-80GB} becomes {@code NVIDIA-A100-SXM4-80GB}
+ * @param useOldNamespace        dcgm-exporter 1.x's label names ({@code DCGM_EXPORTER_USE_OLD_NAMESPACE}):
+ *                               {@code uuid}, {@code pod_name}, {@code pod_namespace}, {@code container_name}
  * @param nvml                   where NVML is loaded from ({@code KGPU_NVML_LIBRARY}, {@code NVIDIA_DRIVER_ROOT})
  */
 public record ExporterConfig(
@@ -61,6 +63,7 @@ public record ExporterConfig(
         Duration clockEventsCountWindow,
         Optional<HostnameLabel> hostname,
         boolean replaceBlanksInModelName,
+        boolean useOldNamespace,
         NvmlOptions nvml) {
 
     /** The binary, in messages. */
@@ -104,8 +107,16 @@ public record ExporterConfig(
     static final Setting<Listen> ADDRESS = Setting.of(List.of("address", "a"), List.of("DCGM_EXPORTER_LISTEN"),
             ValueType.of("[host]:port", Listen::parse, Listen::text), new Listen("", 9400),
             "where /metrics is served");
+    /**
+     * The shortest collection interval: one collection of an 8-GPU node costs a few milliseconds of a core
+     * (far more with PCIe throughput, which NVML samples for 20 ms per GPU and direction), and NVML's own
+     * averages (utilisation, power) move every 100 ms to 1 s; dcgm-exporter's 1 ms would burn a core.
+     */
+    public static final Duration MIN_INTERVAL = Duration.ofMillis(100);
+
     static final Setting<Duration> INTERVAL = Setting.of(List.of("collect-interval", "c"),
-            List.of("DCGM_EXPORTER_INTERVAL"), ValueType.duration(ChronoUnit.MILLIS, 1, Integer.MAX_VALUE),
+            List.of("DCGM_EXPORTER_INTERVAL"),
+            ValueType.duration(ChronoUnit.MILLIS, (int) MIN_INTERVAL.toMillis(), Integer.MAX_VALUE),
             Duration.ofSeconds(30), "time between collections, in milliseconds");
     static final Setting<Boolean> KUBERNETES = Setting.of(List.of("kubernetes", "k"),
             List.of("DCGM_EXPORTER_KUBERNETES"), ValueType.bool(), false, "attribute series to the pods using the GPUs");
@@ -144,13 +155,16 @@ public record ExporterConfig(
     static final Setting<Boolean> REPLACE_BLANKS = Setting.of(List.of("replace-blanks-in-model-name"),
             List.of("DCGM_EXPORTER_REPLACE_BLANKS_IN_MODEL_NAME"), ValueType.bool(), false,
             "replace the blanks in modelName with '-'");
+    static final Setting<Boolean> USE_OLD_NAMESPACE = Setting.of(List.of("use-old-namespace", "o"),
+            List.of("DCGM_EXPORTER_USE_OLD_NAMESPACE"), ValueType.bool(), false,
+            "dcgm-exporter 1.x label names: uuid, pod_name, pod_namespace, container_name");
     static final Setting<String> NODE_NAME = Setting.of(List.of(), List.of("NODE_NAME"), ValueType.string(), "",
             "the node label's value; the host's name when unset");
 
     /** dcgm-exporter's flags and variables, in its order, then kgpu's. */
     static final List<Setting<?>> SETTINGS = List.of(COLLECTORS, ADDRESS, INTERVAL, KUBERNETES, POD_RESOURCES_SOCKET,
-            RESOURCE_NAMES, GPU_ID_TYPE, VIRTUAL_GPUS, XID_COUNT_WINDOW, CLOCK_EVENTS_COUNT_WINDOW, NO_HOSTNAME,
-            REPLACE_BLANKS, NODE_NAME, HOSTNAME_LABEL, NvmlSettings.LIBRARY, NvmlSettings.DRIVER_ROOT);
+            RESOURCE_NAMES, GPU_ID_TYPE, VIRTUAL_GPUS, USE_OLD_NAMESPACE, XID_COUNT_WINDOW, CLOCK_EVENTS_COUNT_WINDOW,
+            NO_HOSTNAME, REPLACE_BLANKS, NODE_NAME, HOSTNAME_LABEL, NvmlSettings.LIBRARY, NvmlSettings.DRIVER_ROOT);
 
     public ExporterConfig {
         Objects.requireNonNull(collectors, "collectors");
@@ -168,8 +182,11 @@ public record ExporterConfig(
         if (listenPort < 0 || listenPort > 65535) {
             failures.add(new ValidationFailure("DCGM_EXPORTER_LISTEN", ":" + listenPort, "must end in a port between 0 and 65535"));
         }
+        if (interval.compareTo(MIN_INTERVAL) < 0) {
+            failures.add(new ValidationFailure("DCGM_EXPORTER_INTERVAL", Long.toString(interval.toMillis()),
+                    "must be a whole number of milliseconds, at least " + MIN_INTERVAL.toMillis()));
+        }
         Map<String, Duration> windows = new LinkedHashMap<>();
-        windows.put("DCGM_EXPORTER_INTERVAL", interval);
         windows.put("DCGM_EXPORTER_XID_COUNT_WINDOW_SIZE", xidCountWindow);
         windows.put("DCGM_EXPORTER_CLOCK_EVENTS_COUNT_WINDOW_SIZE", clockEventsCountWindow);
         windows.forEach((name, duration) -> {
@@ -229,7 +246,7 @@ public record ExporterConfig(
                     resolved.get(KUBERNETES), Path.of(resolved.get(POD_RESOURCES_SOCKET)), resolved.get(RESOURCE_NAMES),
                     resolved.get(GPU_ID_TYPE), resolved.get(VIRTUAL_GPUS), resolved.get(XID_COUNT_WINDOW),
                     resolved.get(CLOCK_EVENTS_COUNT_WINDOW), hostname, resolved.get(REPLACE_BLANKS),
-                    NvmlSettings.options(resolved));
+                    resolved.get(USE_OLD_NAMESPACE), NvmlSettings.options(resolved));
         }), args, environment).load();
     }
 
@@ -249,6 +266,8 @@ public record ExporterConfig(
         } catch (CountersException e) {
             if (!Files.exists(file.path())) {
                 resolved.fail(COLLECTORS, file.path().toString(), "names no file");
+            } else if (e.unreadable()) {
+                resolved.fail(COLLECTORS, file.path().toString(), e.failure().reason());
             } else {
                 resolved.fail(List.of(e.failure()));
             }
@@ -272,6 +291,7 @@ public record ExporterConfig(
         out.put("DCGM_EXPORTER_CLOCK_EVENTS_COUNT_WINDOW_SIZE", clockEventsCountWindow.toMillis());
         out.put("DCGM_EXPORTER_NO_HOSTNAME", hostname.isEmpty());
         out.put("DCGM_EXPORTER_REPLACE_BLANKS_IN_MODEL_NAME", replaceBlanksInModelName);
+        out.put("DCGM_EXPORTER_USE_OLD_NAMESPACE", useOldNamespace);
         out.put("hostname", hostname.map(h -> h.name() + "=" + h.value()).orElse(""));
         out.put("KGPU_NVML_LIBRARY", nvml.library().map(Path::toString).orElse(""));
         out.put("NVIDIA_DRIVER_ROOT", nvml.driverRoot().toString());

@@ -1,25 +1,33 @@
 package dev.kgpu.exporter.counters;
 
+import dev.kgpu.config.BoundedFile;
 import dev.kgpu.config.ValidationFailure;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Reads a counters file in dcgm-exporter's format: one row per line, {@code DCGM field, Prometheus type,
  * help message}; a line whose first non-blank character is {@code #} is a comment; blank lines are
  * skipped; blanks around each field are trimmed; a field may be double-quoted (RFC 4180) to hold a comma.
  *
- * <p>A row with other than exactly 3 fields, an unknown type, a name DCGM does not know, or a name given
- * twice stops the exporter with one message naming the file, the line and its content. A real DCGM field
- * kgpu cannot read from NVML is kept in {@link CounterSet#notServed()} for one warning.
+ * <p>Names are dcgm-exporter's: DCGM fields ({@code DCGM_FI_DEV_SM_CLOCK}, DCGM 4.7's names too), its own
+ * {@code DCGM_EXP_*} series, and the 1.x names of {@code etc/1.x-compatibility-metrics.csv}
+ * ({@code dcgm_sm_clock}), which read the DCGM field of the same id and keep their own metric name.
+ *
+ * <p>A row with other than exactly 3 fields, an unknown type, or a name DCGM does not know, and a file with
+ * no rows at all, stop the exporter with one message naming the file, the line and its content. A real DCGM
+ * field kgpu cannot read from NVML is kept in {@link CounterSet#notServed()}, and a row naming a counter a
+ * second time (dcgm-exporter's own 1.x file does) in {@link CounterSet#duplicates()}, each for one warning.
  */
 public final class CountersFile {
 
@@ -29,13 +37,32 @@ public final class CountersFile {
     private CountersFile() {
     }
 
+    /** The most a counters file may hold: the largest file dcgm-exporter ever shipped has under 8 KiB. */
+    public static final int MAX_BYTES = 1 << 20;
+
+    /**
+     * Reads and parses the file at {@code path}, reading at most {@link #MAX_BYTES} + 1 bytes whatever the
+     * file claims to be ({@code /dev/zero}, a pipe).
+     *
+     * @throws CountersException {@linkplain CountersException#unreadable() unreadable} when the file cannot be
+     *                           read, holds more than {@link #MAX_BYTES} or is not UTF-8; else naming the bad row
+     */
     public static CounterSet read(Path path) {
+        byte[] bytes;
+        try {
+            bytes = BoundedFile.readBytes(path, MAX_BYTES);
+        } catch (BoundedFile.TooLargeException e) {
+            throw CountersException.unreadable(path, "must name a file of at most " + MAX_BYTES
+                    + " bytes (1 MiB); reading stopped there", e);
+        } catch (IOException e) {
+            throw CountersException.unreadable(path, "must name a readable file (" + e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")", e);
+        }
         String text;
         try {
-            text = Files.readString(path, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new CountersException(new ValidationFailure("counters file", path.toString(),
-                    "could not be read: " + e.getMessage()), e);
+            text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw CountersException.unreadable(path, "must name a UTF-8 text file", e);
         }
         return parse(path.toString(), text);
     }
@@ -60,6 +87,7 @@ public final class CountersFile {
         List<Counter> metrics = new ArrayList<>();
         List<Counter> labels = new ArrayList<>();
         List<Counter> notServed = new ArrayList<>();
+        List<CounterSet.Duplicate> duplicates = new ArrayList<>();
         Map<String, Integer> seen = new HashMap<>();
         String[] lines = text.split("\r?\n", -1);
         for (int i = 0; i < lines.length; i++) {
@@ -81,29 +109,21 @@ public final class CountersFile {
                 throw bad(where, line, "names type '" + fields.get(1)
                         + "', which is not one of gauge, counter, histogram, summary, label");
             }
-            Integer first = seen.putIfAbsent(name, lineNumber);
-            if (first != null) {
-                throw bad(where, line, "names " + name + " a second time (first on line " + first + ")");
-            }
-            Counter counter = new Counter(name, type, fields.get(2), lineNumber);
             ExporterField exporterField = ExporterField.named(name);
-            if (exporterField != null) {
-                if (!exporterField.served()) {
-                    notServed.add(counter);
-                } else if (type == MetricType.LABEL) {
-                    throw bad(where, line, "makes " + name + " a label, but it is a series of its own");
-                } else {
-                    metrics.add(counter);
-                }
-                continue;
-            }
-            if (catalog.id(name).isEmpty()) {
+            if (exporterField == null && catalog.id(name).isEmpty()) {
                 throw bad(where, line, "names no counter: '" + name
                         + "' is no DCGM field and no DCGM_EXP_* series (could not find DCGM field)");
             }
-            boolean served = type == MetricType.LABEL
-                    ? ServedFields.LABELS.contains(name) : ServedFields.METRICS.contains(name);
-            if (!served) {
+            if (exporterField != null && type == MetricType.LABEL) {
+                throw bad(where, line, "makes " + name + " a label, but it is a series of its own");
+            }
+            Optional<String> field = exporterField != null
+                    ? Optional.of(name).filter(n -> exporterField.served()) : ServedFields.fieldOf(name, type);
+            Counter counter = new Counter(name, field.orElse(name), type, fields.get(2), lineNumber);
+            Integer first = seen.putIfAbsent(name, lineNumber);
+            if (first != null) {
+                duplicates.add(new CounterSet.Duplicate(counter, first));
+            } else if (field.isEmpty()) {
                 notServed.add(counter);
             } else if (type == MetricType.LABEL) {
                 labels.add(counter);
@@ -111,7 +131,12 @@ public final class CountersFile {
                 metrics.add(counter);
             }
         }
-        return new CounterSet(source, metrics, labels, notServed);
+        CounterSet set = new CounterSet(source, metrics, labels, notServed, duplicates);
+        if (set.rows() == 0) {
+            throw new CountersException(new ValidationFailure("counters file", source,
+                    "has no counter rows, only comments and blank lines: the exporter would serve nothing"));
+        }
+        return set;
     }
 
     private static CountersException bad(String where, String line, String reason) {

@@ -6,8 +6,8 @@ public enum ExporterField {
     DCGM_EXP_CLOCK_EVENTS_COUNT(true),
     /** Needs DCGM's health watches; kgpu does not serve it. */
     DCGM_EXP_GPU_HEALTH_STATUS(false),
-    /** Needs DCGM's P2P link checks; kgpu does not serve it. */
-    DCGM_EXP_P2P_STATUS(false);
+    /** {@code nvmlDeviceGetP2PStatus(NVML_P2P_CAPS_INDEX_NVLINK)} of every pair of GPUs, as DCGM reads it. */
+    DCGM_EXP_P2P_STATUS(true);
 
     private final boolean served;
 

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * Writes metric families the way dcgm-exporter's template does:
@@ -19,7 +20,8 @@ import java.util.Optional;
  * # TYPE NAME type
  * NAME{gpu="0",UUID="GPU-…",pci_bus_id="…",device="nvidia0",modelName="…"[,GPU_I_PROFILE="…",GPU_I_ID="…"][,Hostname="…"][,labels…][,attributes…]} value
  * </pre>
- * with no timestamps. Unlike the template it escapes label values ({@code \}, {@code "}, newline), so a
+ * with no timestamps ({@code uuid}, {@code pod_name}, {@code pod_namespace}, {@code container_name} with
+ * {@code --use-old-namespace}). Unlike the template it escapes label values ({@code \}, {@code "}, newline), so a
  * strange model name cannot break the exposition.
  *
  * <p>OpenMetrics differs only where the format demands: a counter family whose name does not end in
@@ -33,12 +35,26 @@ import java.util.Optional;
  */
 public final class ExpositionRenderer {
 
+    /** dcgm-exporter 1.x's names of the pod attributes, with {@code --use-old-namespace}. */
+    private static final Map<String, String> OLD_ATTRIBUTES = Map.of(
+            "pod", "pod_name", "namespace", "pod_namespace", "container", "container_name");
+
     private final Optional<HostnameLabel> hostname;
     private final boolean replaceBlanksInModelName;
+    private final boolean oldNamespace;
 
     public ExpositionRenderer(Optional<HostnameLabel> hostname, boolean replaceBlanksInModelName) {
+        this(hostname, replaceBlanksInModelName, false);
+    }
+
+    /**
+     * @param oldNamespace dcgm-exporter's {@code --use-old-namespace}: {@code uuid} for {@code UUID}, and
+     *                     {@code pod_name}, {@code pod_namespace}, {@code container_name} for the pod attributes
+     */
+    public ExpositionRenderer(Optional<HostnameLabel> hostname, boolean replaceBlanksInModelName, boolean oldNamespace) {
         this.hostname = hostname;
         this.replaceBlanksInModelName = replaceBlanksInModelName;
+        this.oldNamespace = oldNamespace;
     }
 
     public byte[] render(List<MetricFamily> families, ExpositionFormat format) {
@@ -65,7 +81,7 @@ public final class ExpositionRenderer {
                 out.append(name).append('{');
                 out.append(prefixes.computeIfAbsent(row.entity(), this::entityLabels));
                 row.labels().forEach((key, value) -> appendLabel(out.append(','), key, value));
-                row.attributes().forEach((key, value) -> appendLabel(out.append(','), key, value));
+                attributes(row).forEach((key, value) -> appendLabel(out.append(','), key, value));
                 out.append("} ").append(row.value()).append('\n');
             }
         }
@@ -78,7 +94,7 @@ public final class ExpositionRenderer {
     private String entityLabels(Entity entity) {
         StringBuilder labels = new StringBuilder(160);
         appendLabel(labels, "gpu", Integer.toString(entity.gpuIndex()));
-        appendLabel(labels.append(','), "UUID", entity.gpuUuid());
+        appendLabel(labels.append(','), oldNamespace ? "uuid" : "UUID", entity.gpuUuid());
         appendLabel(labels.append(','), "pci_bus_id", entity.pciBusId());
         appendLabel(labels.append(','), "device", entity.device());
         appendLabel(labels.append(','), "modelName", modelName(entity.modelName()));
@@ -88,6 +104,16 @@ public final class ExpositionRenderer {
         });
         hostname.ifPresent(host -> appendLabel(labels.append(','), host.name(), host.value()));
         return labels.toString();
+    }
+
+    /** The row's attributes, sorted by name; under the 1.x names with {@code --use-old-namespace}. */
+    private Map<String, String> attributes(MetricRow row) {
+        if (!oldNamespace || row.attributes().isEmpty()) {
+            return row.attributes();
+        }
+        TreeMap<String, String> renamed = new TreeMap<>();
+        row.attributes().forEach((key, value) -> renamed.put(OLD_ATTRIBUTES.getOrDefault(key, key), value));
+        return renamed;
     }
 
     private String modelName(String model) {

@@ -11,12 +11,17 @@ import dev.kgpu.nvml.GpmMetrics;
 import dev.kgpu.nvml.GpmSampler;
 import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.GpuTelemetry;
+import dev.kgpu.nvml.InforomObject;
 import dev.kgpu.nvml.MemoryErrorType;
 import dev.kgpu.nvml.MemoryInfo;
 import dev.kgpu.nvml.MigDevice;
 import dev.kgpu.nvml.Nvml;
+import dev.kgpu.nvml.NvLinkTraffic;
 import dev.kgpu.nvml.NvmlException;
+import dev.kgpu.nvml.P2pCapability;
+import dev.kgpu.nvml.P2pStatus;
 import dev.kgpu.nvml.PageRetirementCause;
+import dev.kgpu.nvml.PcieThroughput;
 import dev.kgpu.nvml.PerfPolicy;
 
 import java.lang.System.Logger.Level;
@@ -132,9 +137,28 @@ public final class NodeSampleReader implements AutoCloseable {
                 ? attempt(device::nvLinkErrorTotals).flatMap(o -> o) : Optional.<dev.kgpu.nvml.NvLinkErrorTotals>empty();
         var license = readings.contains(Reading.VGPU_LICENSE)
                 ? attempt(device::vgpuLicenseState).flatMap(o -> o) : Optional.<dev.kgpu.nvml.VgpuLicenseState>empty();
+        Map<InforomObject, String> inforomVersions = new EnumMap<>(InforomObject.class);
+        if (readings.contains(Reading.INFOROM_VERSIONS)) {
+            for (InforomObject object : InforomObject.values()) {
+                attempt(() -> device.inforomVersion(object)).flatMap(o -> o).ifPresent(v -> inforomVersions.put(object, v));
+            }
+        }
+        Optional<PcieThroughput> pcie = readings.contains(Reading.PCIE_THROUGHPUT)
+                ? attempt(device::pcieThroughput).flatMap(o -> o) : Optional.empty();
+        List<NvLinkTraffic> traffic = readings.contains(Reading.NVLINK_TRAFFIC)
+                ? attempt(device::nvLinkTraffic).orElse(List.of()) : List.of();
+        Map<Integer, P2pStatus> p2p = new HashMap<>();
+        if (readings.contains(Reading.P2P_STATUS)) {
+            for (GpuDevice peer : devices) {
+                if (peer != device) {
+                    attempt(() -> device.p2pStatus(peer, P2pCapability.NVLINK)).ifPresent(st -> p2p.put(peer.index(), st));
+                }
+            }
+        }
 
         return new GpuSample(gpu, brand, serial, vbios, inforom, telemetry, gpmSupported, gpm, ecc, retiredSbe,
-                retiredDbe, retiredPending, violations, nvLinkErrors, license, instances);
+                retiredDbe, retiredPending, violations, nvLinkErrors, license, instances, inforomVersions, pcie, traffic,
+                p2p);
     }
 
     private List<GpuInstanceSample> readInstances(GpuDevice device) {

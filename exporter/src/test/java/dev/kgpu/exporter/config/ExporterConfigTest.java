@@ -99,14 +99,17 @@ class ExporterConfigTest {
                         "--bogus was '' but it is not a flag of kgpu-exporter (see --help)",
                         "DCGM_EXPORTER_COLLECTORS was '/missing/counters.csv' but it names no file",
                         "DCGM_EXPORTER_LISTEN was '9400' but it must be [host]:port, e.g. ':9400' or '127.0.0.1:9400'",
-                        "DCGM_EXPORTER_INTERVAL was 'soon' but it must be a positive whole number of milliseconds",
+                        "DCGM_EXPORTER_INTERVAL was 'soon' but it must be a whole number of milliseconds, at least 100",
                         "DCGM_EXPORTER_KUBERNETES was 'maybe' but it must be a boolean: 1, t, T, TRUE, true, True, 0, f,"
                                 + " F, FALSE, false or False",
                         "DCGM_EXPORTER_KUBERNETES_GPU_ID_TYPE was 'index' but it must be one of uid, device-name",
                         "KGPU_EXPORTER_HOSTNAME_LABEL was 'HOSTNAME' but it must be 'Hostname' (dcgm-exporter up to"
                                 + " 4.8.2) or 'hostname' (4.8.3 and later)"));
         assertThatThrownBy(() -> load(Map.of(), "-c", "0"))
-                .hasMessage("invalid configuration: -c was '0' but it must be a positive whole number of milliseconds");
+                .hasMessage("invalid configuration: -c was '0' but it must be a whole number of milliseconds, at least 100");
+        assertThatThrownBy(() -> load(Map.of("DCGM_EXPORTER_INTERVAL", "1")))
+                .hasMessage("invalid configuration: DCGM_EXPORTER_INTERVAL was '1' but it must be a whole number of"
+                        + " milliseconds, at least 100");
         assertThatThrownBy(() -> load(Map.of(), "-f"))
                 .hasMessage("invalid configuration: -f was 'null' but it needs a value: -f=<string>");
     }
@@ -115,8 +118,8 @@ class ExporterConfigTest {
     void aBadCountersFileIsReportedWithTheSettingsNamingItsLine() throws IOException {
         Path file = counters("DCGM_FI_DEV_SM_CLOCK, gauge\n");
         assertThatThrownBy(() -> load(Map.of("DCGM_EXPORTER_INTERVAL", "0"), "-f", file.toString()))
-                .hasMessage("invalid configuration: DCGM_EXPORTER_INTERVAL was '0' but it must be a positive whole"
-                        + " number of milliseconds; counters file '" + file + "' line 1 was 'DCGM_FI_DEV_SM_CLOCK, gauge'"
+                .hasMessage("invalid configuration: DCGM_EXPORTER_INTERVAL was '0' but it must be a whole number of"
+                        + " milliseconds, at least 100; counters file '" + file + "' line 1 was 'DCGM_FI_DEV_SM_CLOCK, gauge'"
                         + " but it has 2 fields and a row needs exactly 3 fields (DCGM field, Prometheus type, help"
                         + " message)");
     }

@@ -57,11 +57,13 @@ class ExpositionProfilesTest {
         mock.reset();
     }
 
-    /** Every row of the built-in file, the opt-in ones switched on. */
+    /** Every row of the built-in file, the opt-in ones switched on, and dcgm-exporter 2.x's PCIe throughput rows. */
     static CounterSet allCounters() {
         try (var in = CountersFile.class.getResourceAsStream("default-counters.csv")) {
             String text = new String(in.readAllBytes(), StandardCharsets.UTF_8)
-                    .replaceAll("(?m)^#(DCGM_[A-Z0-9_]+,)", "$1");
+                    .replaceAll("(?m)^#(DCGM_[A-Z0-9_]+,)", "$1")
+                    + "DCGM_FI_DEV_PCIE_TX_THROUGHPUT, counter, Total number of bytes transmitted through PCIe TX (in KB) via NVML.\n"
+                    + "DCGM_FI_DEV_PCIE_RX_THROUGHPUT, counter, Total number of bytes received through PCIe RX (in KB) via NVML.\n";
             return CountersFile.parse("all rows", text);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -134,6 +136,10 @@ class ExpositionProfilesTest {
                 assertThat(sample.label("DCGM_FI_DRIVER_VERSION")).isEqualTo(nvml.driverVersion());
                 assertThat(sample.label("DCGM_FI_NVML_VERSION")).isEqualTo(nvml.nvmlVersion());
                 gpu.serial().ifPresent(serial -> assertThat(sample.label("DCGM_FI_DEV_SERIAL")).isEqualTo(serial));
+                assertThat(Optional.ofNullable(sample.label("DCGM_FI_DEV_OEM_INFOROM_VER")))
+                        .isEqualTo(gpu.inforomVersion(dev.kgpu.nvml.InforomObject.OEM));
+                assertThat(Optional.ofNullable(sample.label("DCGM_FI_DEV_POWER_INFOROM_VER")))
+                        .isEqualTo(gpu.inforomVersion(dev.kgpu.nvml.InforomObject.POWER));
             }
         }
     }
@@ -172,6 +178,8 @@ class ExpositionProfilesTest {
         o.put("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL",
                 d -> d.nvLinkErrorTotals().map(t -> Long.toString(t.recoveryErrors())));
         o.put("DCGM_FI_DEV_VGPU_LICENSE_STATUS", d -> d.vgpuLicenseState().map(s -> s.licensed() ? "1" : "0"));
+        o.put("DCGM_FI_DEV_PCIE_TX_THROUGHPUT", d -> d.pcieThroughput().map(p -> Long.toString(p.txKBps())));
+        o.put("DCGM_FI_DEV_PCIE_RX_THROUGHPUT", d -> d.pcieThroughput().map(p -> Long.toString(p.rxKBps())));
         return o;
     }
 

@@ -452,9 +452,10 @@ public abstract class ValueType<T> {
      *             for none
      */
     public static ValueType<Integer> wholeNumber(int min, int max, String unit) {
-        String reason = max == Integer.MAX_VALUE && min == 1
-                ? "must be a positive whole number" + (unit.isEmpty() ? "" : " of " + unit)
-                : "must be a whole number" + (unit.isEmpty() ? "" : " of " + unit) + " from " + min + " to " + max;
+        String of = unit.isEmpty() ? "" : " of " + unit;
+        String reason = max == Integer.MAX_VALUE && min == 1 ? "must be a positive whole number" + of
+                : max == Integer.MAX_VALUE ? "must be a whole number" + of + ", at least " + min
+                : "must be a whole number" + of + " from " + min + " to " + max;
         return new StringType<Integer>("int") {
             @Override
             Integer check(String text) {
