@@ -4,6 +4,7 @@ import dev.kgpu.config.ConfigException;
 import dev.kgpu.config.ConfigLoader;
 import dev.kgpu.exporter.app.Exporter;
 import dev.kgpu.exporter.config.ExporterConfig;
+import dev.kgpu.exporter.http.HttpServerSettings;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
@@ -36,8 +37,7 @@ public final class ExporterMain implements QuarkusApplication {
         } catch (ConfigException e) {
             System.exit(e.report(ExporterConfig.NAME));
         }
-        System.setProperty("quarkus.http.host", settings.listenHost().isEmpty() ? "0.0.0.0" : settings.listenHost());
-        System.setProperty("quarkus.http.port", Integer.toString(settings.listenPort()));
+        HttpServerSettings.apply(settings);
         Quarkus.run(ExporterMain.class, args);
     }
 

@@ -1,16 +1,14 @@
 package dev.kgpu.exporter.app;
 
+import dev.kgpu.agent.HangupSignal;
 import dev.kgpu.config.v1.ConfigJson;
-import dev.kgpu.exporter.collector.MetricsCollection;
 import dev.kgpu.exporter.collector.XidHistory;
 import dev.kgpu.exporter.config.ExporterConfig;
 import dev.kgpu.exporter.counters.Counter;
 import dev.kgpu.exporter.counters.CounterSet;
 import dev.kgpu.exporter.exposition.ExpositionRenderer;
-import dev.kgpu.exporter.nvml.NodeSampleReader;
 import dev.kgpu.exporter.podresources.PodResourcesClient;
 import dev.kgpu.exporter.pods.PodAttributionTracker;
-import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.Nvml;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -21,15 +19,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * The exporter's running parts. {@link #start} opens NVML with the settings read once by the entry point,
- * builds the collectors, dials the kubelet when Kubernetes mode is on, collects once, then lets the
- * supervisor collect at every interval; {@link #stop} stops the supervisor and closes the kubelet client
- * and NVML.
+ * The exporter's running parts. {@link #start} takes the settings read once by the entry point, dials the
+ * kubelet when Kubernetes mode is on and starts the supervisor, which opens NVML (retrying while it is not
+ * there), collects at every interval and re-reads the counters file on SIGHUP; {@link #stop} stops the
+ * supervisor (which closes NVML) and closes the kubelet client.
  */
 @ApplicationScoped
 public class Exporter {
@@ -41,13 +38,14 @@ public class Exporter {
     @Inject
     ExporterMetrics metrics;
 
-    private Nvml nvml;
-    private NodeSampleReader reader;
     private PodResourcesClient podResources;
     private volatile ExporterSupervisor supervisor;
     private volatile ExporterConfig settings;
 
-    /** Starts collecting with {@code config}; the first collection is served when this returns. */
+    /**
+     * Starts collecting with {@code config}. When NVML opens, the first collection is served when this
+     * returns; when it does not, the exporter stays up, not ready, and the supervisor retries.
+     */
     public synchronized void start(ExporterConfig config) {
         settings = config;
         CounterSet counters = config.counters();
@@ -55,26 +53,10 @@ public class Exporter {
         config.collectors().builtIn().ifPresent(builtIn -> LOG.log(Level.INFO, () -> String.format(
                 "%s does not exist; using the built-in %s",
                 config.collectors().path(), builtIn)));
-        if (!counters.duplicates().isEmpty()) {
-            LOG.log(Level.WARNING, () -> String.format("counters file %s names these counters again; only their first"
-                    + " row is served: %s", counters.source(), counters.duplicates().stream()
-                    .map(d -> d.counter().fieldName() + " (line " + d.counter().line() + ", first on line " + d.firstLine() + ")")
-                    .collect(Collectors.joining(", "))));
-        }
-        if (!counters.notServed().isEmpty()) {
-            LOG.log(Level.WARNING, () -> String.format("kgpu cannot read these counters from NVML and skips them: %s",
-                    counters.notServed().stream()
-                    .map(Counter::fieldName).collect(Collectors.joining(", "))));
-        }
+        warnAbout(counters);
 
         InstantSource clock = Clock.systemUTC();
-        nvml = Nvml.open(config.nvml());
         XidHistory xids = new XidHistory(max(config.xidCountWindow(), Duration.ofMinutes(1)));
-        MetricsCollection collection = MetricsCollection.forCounters(counters, xids, config.xidCountWindow(),
-                config.clockEventsCountWindow(), clock);
-        reader = new NodeSampleReader(nvml, collection.readings(), metrics::nvmlError, clock);
-        warnAboutProfiling(counters, reader.devices());
-
         Optional<PodAttributionTracker> pods = Optional.empty();
         if (config.kubernetes()) {
             // dcgm-exporter's 10 s: a slow kubelet delays the next snapshot, never a scrape
@@ -84,12 +66,20 @@ public class Exporter {
         }
         ExpositionRenderer renderer = new ExpositionRenderer(config.hostname(), config.replaceBlanksInModelName(),
                 config.useOldNamespace());
-        CollectionCycle cycle = new CollectionCycle(reader, collection, pods, renderer);
-        supervisor = new ExporterSupervisor(cycle, snapshots::publish, config.interval(), clock, xids,
-                listener -> nvml.startHealthMonitor(reader.devices(), listener), metrics::collection);
+        NvmlNode.Parts parts = new NvmlNode.Parts(xids, config.xidCountWindow(), config.clockEventsCountWindow(), pods,
+                renderer, metrics::nvmlError, clock);
+        supervisor = new ExporterSupervisor(set -> NvmlNode.open(() -> Nvml.open(config.nvml()), parts, set), counters,
+                () -> {
+                    CounterSet reloaded = config.rereadCounters();
+                    warnAbout(reloaded);
+                    return reloaded;
+                }, snapshots::publish, config.interval(), clock, xids, metrics::collection, metrics::nvmlOpenFailed);
         supervisor.start();
-        LOG.log(Level.INFO, () -> String.format("serving %d series of %d GPUs on /metrics, collecting every %d ms",
-                snapshots.current().seriesCount(), reader.devices().size(), config.interval().toMillis()));
+        HangupSignal.relayTo(supervisor::reload);
+        if (supervisor.lastSuccess() != null) {
+            LOG.log(Level.INFO, () -> String.format("serving %d series on /metrics, collecting every %d ms",
+                    snapshots.current().seriesCount(), config.interval().toMillis()));
+        }
     }
 
     /** Stops collecting and closes what {@link #start} opened; does nothing the second time. */
@@ -102,17 +92,9 @@ public class Exporter {
             podResources.close();
             podResources = null;
         }
-        if (reader != null) {
-            reader.close();
-            reader = null;
-        }
-        if (nvml != null) {
-            nvml.close();
-            nvml = null;
-        }
     }
 
-    /** Whether collections still run and the last one is younger than three intervals. */
+    /** Readiness: collections still run and the last one succeeded less than three intervals ago. */
     public boolean healthy() {
         ExporterSupervisor running = supervisor;
         return running != null && running.running() && running.lastSuccess() != null
@@ -120,31 +102,33 @@ public class Exporter {
                 .compareTo(settings.interval().multipliedBy(3)) < 0;
     }
 
-    /** Whether the supervisor thread is alive. */
+    /**
+     * Liveness: the supervisor thread runs and its step in progress (a collection, an NVML open) has not
+     * been running longer than {@link #stuckAfter}; a hung NVML call makes the kubelet restart the pod.
+     * Without NVML the exporter is alive (it retries) but not ready.
+     */
     public boolean alive() {
         ExporterSupervisor running = supervisor;
-        return running != null && running.running();
+        return running != null && running.running()
+                && running.stuckFor(Instant.now()).compareTo(stuckAfter(settings.interval())) <= 0;
     }
 
-    private static void warnAboutProfiling(CounterSet counters, List<GpuDevice> devices) {
-        List<Counter> profiling = counters.profiling();
-        if (profiling.isEmpty()) {
-            return;
-        }
-        List<String> without = devices.stream().filter(d -> !gpm(d))
-                .map(d -> d.index() + " (" + d.name() + ")").toList();
-        if (!without.isEmpty()) {
-            LOG.log(Level.WARNING, () -> String.format("profiling counters %s come from NVML's GPM, which GPUs %s lack"
-                            + " (GPM needs Hopper or later); they have no such series",
-                    profiling.stream().map(Counter::fieldName).collect(Collectors.joining(", ")), String.join(", ", without)));
-        }
+    /** Five intervals, and at least 30 s, so a slow collection on a loaded node is not taken for a hung one. */
+    static Duration stuckAfter(Duration interval) {
+        return max(interval.multipliedBy(5), Duration.ofSeconds(30));
     }
 
-    private static boolean gpm(GpuDevice device) {
-        try {
-            return device.gpmSupported();
-        } catch (RuntimeException e) {
-            return false;
+    private static void warnAbout(CounterSet counters) {
+        if (!counters.duplicates().isEmpty()) {
+            LOG.log(Level.WARNING, () -> String.format("counters file %s names these counters again; only their first"
+                    + " row is served: %s", counters.source(), counters.duplicates().stream()
+                    .map(d -> d.counter().fieldName() + " (line " + d.counter().line() + ", first on line " + d.firstLine() + ")")
+                    .collect(Collectors.joining(", "))));
+        }
+        if (!counters.notServed().isEmpty()) {
+            LOG.log(Level.WARNING, () -> String.format("kgpu cannot read these counters from NVML and skips them: %s",
+                    counters.notServed().stream()
+                    .map(Counter::fieldName).collect(Collectors.joining(", "))));
         }
     }
 

@@ -28,6 +28,7 @@ public class ExporterMetrics {
     private final Map<PodAttributionTracker.Outcome, Counter> podResourcesCalls =
             new EnumMap<>(PodAttributionTracker.Outcome.class);
     private final Map<String, Counter> nvmlErrors = new ConcurrentHashMap<>();
+    private final Counter nvmlOpenFailures;
 
     public ExporterMetrics(MeterRegistry registry, SnapshotHolder snapshots) {
         this.registry = registry;
@@ -40,6 +41,9 @@ public class ExporterMetrics {
                     .description("Refreshes of the pod attribution from the kubelet's PodResources List, by outcome")
                     .tag("outcome", outcome.name().toLowerCase(java.util.Locale.ROOT)).register(registry));
         }
+        nvmlOpenFailures = Counter.builder("kgpu.exporter.nvml.open.failures")
+                .description("Tries to open NVML that failed (the exporter retries with backoff, not ready)")
+                .register(registry);
         Gauge.builder("kgpu.exporter.snapshot.series", snapshots, s -> s.current().seriesCount())
                 .description("Series in the snapshot /metrics serves").register(registry);
         Gauge.builder("kgpu.exporter.snapshot.age", snapshots, s -> s.current().isEmpty() ? Double.NaN
@@ -57,6 +61,10 @@ public class ExporterMetrics {
 
     public void podResources(PodAttributionTracker.Outcome outcome) {
         podResourcesCalls.get(outcome).increment();
+    }
+
+    public void nvmlOpenFailed() {
+        nvmlOpenFailures.increment();
     }
 
     public void nvmlError(NvmlException e) {

@@ -10,6 +10,8 @@ import dev.kgpu.config.v1.ValueType;
 import dev.kgpu.exporter.counters.CounterSet;
 import dev.kgpu.exporter.counters.CountersException;
 import dev.kgpu.exporter.counters.CountersFile;
+import dev.kgpu.exporter.web.WebConfig;
+import dev.kgpu.exporter.web.WebConfigFile;
 import dev.kgpu.nvml.NvmlOptions;
 
 import java.nio.file.Files;
@@ -47,6 +49,8 @@ import java.util.function.Supplier;
  * @param useOldNamespace        dcgm-exporter 1.x's label names ({@code DCGM_EXPORTER_USE_OLD_NAMESPACE}):
  *                               {@code uuid}, {@code pod_name}, {@code pod_namespace}, {@code container_name}
  * @param nvml                   where NVML is loaded from ({@code KGPU_NVML_LIBRARY}, {@code NVIDIA_DRIVER_ROOT})
+ * @param web                    TLS, basic auth, headers and rate limit from the exporter-toolkit web config file
+ *                               ({@code --web-config-file}, {@code DCGM_EXPORTER_WEB_CONFIG_FILE}); empty without one
  */
 public record ExporterConfig(
         CollectorsFile collectors,
@@ -64,7 +68,8 @@ public record ExporterConfig(
         Optional<HostnameLabel> hostname,
         boolean replaceBlanksInModelName,
         boolean useOldNamespace,
-        NvmlOptions nvml) {
+        NvmlOptions nvml,
+        Optional<WebConfig> web) {
 
     /** The binary, in messages. */
     public static final String NAME = "kgpu-exporter";
@@ -158,13 +163,16 @@ public record ExporterConfig(
     static final Setting<Boolean> USE_OLD_NAMESPACE = Setting.of(List.of("use-old-namespace", "o"),
             List.of("DCGM_EXPORTER_USE_OLD_NAMESPACE"), ValueType.bool(), false,
             "dcgm-exporter 1.x label names: uuid, pod_name, pod_namespace, container_name");
+    static final Setting<String> WEB_CONFIG_FILE = Setting.of(List.of("web-config-file"),
+            List.of("DCGM_EXPORTER_WEB_CONFIG_FILE"), ValueType.string(), "",
+            "exporter-toolkit web config: TLS, basic auth, headers, rate limit (none: plain HTTP)");
     static final Setting<String> NODE_NAME = Setting.of(List.of(), List.of("NODE_NAME"), ValueType.string(), "",
             "the node label's value; the host's name when unset");
 
     /** dcgm-exporter's flags and variables, in its order, then kgpu's. */
     static final List<Setting<?>> SETTINGS = List.of(COLLECTORS, ADDRESS, INTERVAL, KUBERNETES, POD_RESOURCES_SOCKET,
             RESOURCE_NAMES, GPU_ID_TYPE, VIRTUAL_GPUS, USE_OLD_NAMESPACE, XID_COUNT_WINDOW, CLOCK_EVENTS_COUNT_WINDOW,
-            NO_HOSTNAME, REPLACE_BLANKS, NODE_NAME, HOSTNAME_LABEL, NvmlSettings.LIBRARY, NvmlSettings.DRIVER_ROOT);
+            NO_HOSTNAME, REPLACE_BLANKS, WEB_CONFIG_FILE, NODE_NAME, HOSTNAME_LABEL, NvmlSettings.LIBRARY, NvmlSettings.DRIVER_ROOT);
 
     public ExporterConfig {
         Objects.requireNonNull(collectors, "collectors");
@@ -178,6 +186,7 @@ public record ExporterConfig(
         Objects.requireNonNull(clockEventsCountWindow, "clockEventsCountWindow");
         Objects.requireNonNull(hostname, "hostname");
         Objects.requireNonNull(nvml, "nvml");
+        Objects.requireNonNull(web, "web");
         List<ValidationFailure> failures = new ArrayList<>();
         if (listenPort < 0 || listenPort > 65535) {
             failures.add(new ValidationFailure("DCGM_EXPORTER_LISTEN", ":" + listenPort, "must end in a port between 0 and 65535"));
@@ -228,6 +237,7 @@ public record ExporterConfig(
         return new ConfigLoader<>(new ConfigLoader.Agent<>(NAME, SETTINGS, resolved -> {
             CollectorsFile collectors = collectors(resolved);
             CounterSet counters = counters(resolved, collectors);
+            Optional<WebConfig> web = web(resolved);
             Optional<HostnameLabel> hostname = Optional.empty();
             if (!resolved.get(NO_HOSTNAME)) {
                 String nodeName = resolved.get(NODE_NAME).strip();
@@ -246,7 +256,7 @@ public record ExporterConfig(
                     resolved.get(KUBERNETES), Path.of(resolved.get(POD_RESOURCES_SOCKET)), resolved.get(RESOURCE_NAMES),
                     resolved.get(GPU_ID_TYPE), resolved.get(VIRTUAL_GPUS), resolved.get(XID_COUNT_WINDOW),
                     resolved.get(CLOCK_EVENTS_COUNT_WINDOW), hostname, resolved.get(REPLACE_BLANKS),
-                    resolved.get(USE_OLD_NAMESPACE), NvmlSettings.options(resolved));
+                    resolved.get(USE_OLD_NAMESPACE), NvmlSettings.options(resolved), web);
         }), args, environment).load();
     }
 
@@ -257,6 +267,20 @@ public record ExporterConfig(
             return new CollectorsFile(path, Optional.of(path.getFileName().toString()));
         }
         return new CollectorsFile(path, Optional.empty());
+    }
+
+    /** The web config file named, read and checked; empty when none is named or after recording why it is bad. */
+    private static Optional<WebConfig> web(ConfigLoader.Resolved resolved) {
+        String path = resolved.get(WEB_CONFIG_FILE).strip();
+        if (path.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(WebConfigFile.read(Path.of(path), resolved.property(WEB_CONFIG_FILE)));
+        } catch (InvalidConfigException e) {
+            resolved.fail(e.failures());
+            return Optional.empty();
+        }
     }
 
     /** The counters file's rows; null after recording why they could not be read. */
@@ -272,6 +296,26 @@ public record ExporterConfig(
                 resolved.fail(List.of(e.failure()));
             }
             return null;
+        }
+    }
+
+    /**
+     * Reads the counters file again, as at start (SIGHUP).
+     *
+     * @throws InvalidConfigException naming the file, line and content of the first bad row, or why the file
+     *                                cannot be read
+     */
+    public CounterSet rereadCounters() {
+        try {
+            return collectors.builtIn().isPresent() ? CountersFile.readBuiltIn(collectors.builtIn().get())
+                    : CountersFile.read(collectors.path());
+        } catch (CountersException e) {
+            if (!Files.exists(collectors.path()) && collectors.builtIn().isEmpty()) {
+                throw InvalidConfigException.of("DCGM_EXPORTER_COLLECTORS", collectors.path().toString(), "names no file");
+            }
+            throw new InvalidConfigException(e.unreadable()
+                    ? new ValidationFailure("DCGM_EXPORTER_COLLECTORS", collectors.path().toString(), e.failure().reason())
+                    : e.failure());
         }
     }
 
@@ -292,6 +336,8 @@ public record ExporterConfig(
         out.put("DCGM_EXPORTER_NO_HOSTNAME", hostname.isEmpty());
         out.put("DCGM_EXPORTER_REPLACE_BLANKS_IN_MODEL_NAME", replaceBlanksInModelName);
         out.put("DCGM_EXPORTER_USE_OLD_NAMESPACE", useOldNamespace);
+        out.put("DCGM_EXPORTER_WEB_CONFIG_FILE", web.map(w -> w.source() + " (TLS " + (w.tls().isPresent() ? "on" : "off")
+                + ", basic auth " + (w.basicAuth() ? "on" : "off") + ")").orElse(""));
         out.put("hostname", hostname.map(h -> h.name() + "=" + h.value()).orElse(""));
         out.put("KGPU_NVML_LIBRARY", nvml.library().map(Path::toString).orElse(""));
         out.put("NVIDIA_DRIVER_ROOT", nvml.driverRoot().toString());

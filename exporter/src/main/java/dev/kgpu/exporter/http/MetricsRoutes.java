@@ -1,5 +1,6 @@
 package dev.kgpu.exporter.http;
 
+import dev.kgpu.exporter.app.Exporter;
 import dev.kgpu.exporter.app.ExporterMetrics;
 import dev.kgpu.exporter.app.SnapshotHolder;
 import dev.kgpu.exporter.exposition.ExpositionFormat;
@@ -13,26 +14,38 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
+import java.time.Clock;
+
 /**
  * The HTTP adapter: {@code GET /metrics} writes the current snapshot's prebuilt bytes (text 0.0.4, or
  * OpenMetrics when the {@code Accept} header asks for it; gzip when the client accepts it) on the event
  * loop, with no NVML or kubelet call and no rendering; {@code GET /health} answers 200 {@code OK} as
- * dcgm-exporter's does.
+ * dcgm-exporter's does, and 503 when the exporter is not alive ({@link Exporter#alive}).
  */
 @ApplicationScoped
 public class MetricsRoutes {
 
     private static final Buffer OK = Buffer.buffer("OK");
+    private static final Buffer STUCK = Buffer.buffer("collections stopped or hang");
 
     @Inject
     SnapshotHolder snapshots;
     @Inject
     ExporterMetrics metrics;
+    @Inject
+    Exporter exporter;
 
     void routes(@Observes Router router) {
+        // before every route, /q/* included: the web config's rate limit, headers, client SANs and basic auth
+        HttpServerSettings.web().ifPresent(web ->
+                router.route().order(Integer.MIN_VALUE).handler(new WebAccess(web, Clock.systemUTC())));
         router.get("/metrics").handler(this::metrics);
-        router.get("/health").handler(context -> context.response()
-                .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(OK));
+        // dcgm-exporter's liveness path; 503 when the supervisor stopped or its collection hangs
+        router.get("/health").handler(context -> {
+            boolean alive = exporter.alive();
+            context.response().setStatusCode(alive ? 200 : 503)
+                    .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(alive ? OK : STUCK);
+        });
     }
 
     void metrics(RoutingContext context) {

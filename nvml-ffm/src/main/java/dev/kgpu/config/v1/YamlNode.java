@@ -10,9 +10,10 @@ import java.util.stream.Collectors;
  * A YAML document as the decoder sees it: scalars keep their text, and plain scalars are typed the way
  * NVIDIA's parser ({@code sigs.k8s.io/yaml} over go-yaml v2, YAML 1.1) types them, so {@code yes},
  * {@code on} and {@code y} are booleans, {@code 0x10} is an integer, and a quoted {@code "true"} stays a
- * string. Immutable.
+ * string. Immutable. Public for the few YAML files outside the device plugin's config that follow the same
+ * rules (the exporter's web config).
  */
-sealed interface YamlNode {
+public sealed interface YamlNode {
 
     /** A compact, one-line rendering for error messages: {@code [0, 1]}, {@code {name: gpu}}. */
     String render();
@@ -53,12 +54,12 @@ sealed interface YamlNode {
             return new Scalar(text, Kind.STRING);
         }
 
-        boolean booleanValue() {
+        public boolean booleanValue() {
             return TRUE.contains(text);
         }
 
         /** The integer value when this is an integer that fits in a {@code long}. */
-        Optional<Long> longValue() {
+        public Optional<Long> longValue() {
             if (kind != Kind.INT) {
                 return Optional.empty();
             }

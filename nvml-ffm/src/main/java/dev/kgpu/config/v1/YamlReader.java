@@ -39,7 +39,7 @@ import org.yaml.snakeyaml.resolver.Resolver;
  * are typed by go-yaml v2's rules ({@link YamlNode.Scalar#plain(String)}), quoted ones are strings,
  * an explicit tag ({@code !!str 1}) wins.
  */
-final class YamlReader {
+public final class YamlReader {
 
     /** Deeper than any real config; stops recursive anchors from looping. */
     private static final int MAX_DEPTH = 32;
@@ -72,7 +72,7 @@ final class YamlReader {
      * @param warnings receives a warning when the file holds more than one document (NVIDIA reads the
      *                 first and ignores the rest)
      */
-    static Optional<YamlNode> read(String yaml, String origin, List<ConfigWarning> warnings) {
+    public static Optional<YamlNode> read(String yaml, String origin, List<ConfigWarning> warnings) {
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
         options.setAllowRecursiveKeys(false);

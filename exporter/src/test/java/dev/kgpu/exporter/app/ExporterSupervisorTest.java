@@ -1,0 +1,181 @@
+package dev.kgpu.exporter.app;
+
+import dev.kgpu.config.InvalidConfigException;
+import dev.kgpu.exporter.collector.XidHistory;
+import dev.kgpu.exporter.counters.CounterSet;
+import dev.kgpu.exporter.counters.CountersFile;
+import dev.kgpu.exporter.exposition.Snapshot;
+import dev.kgpu.exporter.testing.Await;
+import dev.kgpu.nvml.GpuDevice;
+import dev.kgpu.nvml.HealthEvent;
+import dev.kgpu.nvml.HealthMonitor;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The supervisor on a fake node (no NVML): retrying NVML with backoff until it opens, liveness of a hung
+ * collection, and SIGHUP's counters reload keeping the running counters when the new file is bad.
+ */
+class ExporterSupervisorTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final CounterSet TWO = CountersFile.parse("two.csv", """
+            DCGM_FI_DEV_SM_CLOCK, gauge, SM clock frequency (in MHz).
+            DCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).
+            """);
+    private static final CounterSet ONE = CountersFile.parse("one.csv", """
+            DCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).
+            """);
+
+    /** A node whose collections return at once, or wait for {@link #release} once {@link #hang} is set. */
+    static final class FakeNode implements ExporterSupervisor.Node {
+        final List<CounterSet> used = new CopyOnWriteArrayList<>();
+        final AtomicInteger collections = new AtomicInteger();
+        final AtomicBoolean hang = new AtomicBoolean();
+        final AtomicInteger hanging = new AtomicInteger();
+        final CountDownLatch release = new CountDownLatch(1);
+
+        FakeNode(CounterSet counters) {
+            used.add(counters);
+        }
+
+        @Override
+        public Snapshot collect() {
+            collections.incrementAndGet();
+            if (hang.get()) {
+                hanging.incrementAndGet();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return Snapshot.empty();
+        }
+
+        @Override
+        public HealthMonitor watchHealth(Consumer<HealthEvent> listener) {
+            return new HealthMonitor() {
+                @Override
+                public List<GpuDevice> unmonitoredDevices() {
+                    return List.of();
+                }
+
+                @Override
+                public boolean running() {
+                    return true;
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
+
+        @Override
+        public void use(CounterSet counters) {
+            used.add(counters);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static ExporterSupervisor supervisor(Function<CounterSet, ExporterSupervisor.Node> open,
+                                                 Supplier<CounterSet> reread, Duration interval, Runnable openFailed) {
+        return new ExporterSupervisor(open, TWO, reread, snapshot -> { }, interval, Clock.systemUTC(),
+                new XidHistory(Duration.ofMinutes(1)), nanos -> { }, openFailed);
+    }
+
+    @Test
+    void withoutNvmlItStaysUpAndRetriesUntilNvmlOpens() {
+        AtomicInteger failures = new AtomicInteger();
+        AtomicBoolean driverLoaded = new AtomicBoolean();
+        try (ExporterSupervisor supervisor = supervisor(counters -> {
+            if (!driverLoaded.get()) {
+                throw new IllegalStateException("could not load libnvidia-ml.so.1");
+            }
+            return new FakeNode(counters);
+        }, () -> TWO, Duration.ofMillis(100), failures::incrementAndGet)) {
+            supervisor.start();
+
+            assertThat(supervisor.lastSuccess()).isNull();
+            assertThat(supervisor.running()).isTrue();
+            Await.until("a second try to open NVML (after 1 s of backoff)", WAIT, () -> failures.get() >= 2);
+            assertThat(supervisor.stuckFor(Instant.now())).isLessThan(Duration.ofSeconds(1));
+
+            driverLoaded.set(true);
+            Await.until("a collection once NVML opens (within the 2 s backoff)", WAIT,
+                    () -> supervisor.lastSuccess() != null);
+        }
+    }
+
+    @Test
+    void aHungCollectionIsSeenAsStuck() {
+        AtomicReference<FakeNode> node = new AtomicReference<>();
+        try (ExporterSupervisor supervisor = supervisor(counters -> {
+            node.set(new FakeNode(counters));
+            return node.get();
+        }, () -> TWO, Duration.ofMillis(100), () -> { })) {
+            supervisor.start();
+            assertThat(supervisor.lastSuccess()).isNotNull();
+            node.get().hang.set(true);
+
+            Await.until("a collection that hangs", WAIT, () -> node.get().hanging.get() == 1);
+            Instant now = Instant.now();
+            Instant stuckSince = now.minus(supervisor.stuckFor(now));
+            Duration limit = Exporter.stuckAfter(Duration.ofMillis(100));
+            assertThat(limit).isEqualTo(Duration.ofSeconds(30));
+            assertThat(supervisor.stuckFor(stuckSince.plus(limit).plusSeconds(1))).isGreaterThan(limit);
+            assertThat(Exporter.stuckAfter(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(150));
+
+            node.get().release.countDown();
+            Await.until("the collection to finish", WAIT, () -> supervisor.stuckFor(Instant.now()).isZero());
+        }
+    }
+
+    @Test
+    void sighupCollectsTheNewCountersAndKeepsTheRunningOnesWhenTheFileIsBad() {
+        AtomicReference<FakeNode> node = new AtomicReference<>();
+        AtomicInteger reads = new AtomicInteger();
+        // the first SIGHUP finds a bad file, the second a good one
+        Supplier<CounterSet> file = () -> {
+            if (reads.incrementAndGet() == 1) {
+                throw InvalidConfigException.of("counters.csv:1", "DCGM_FI_NOPE, gauge, x", "names no DCGM field");
+            }
+            return ONE;
+        };
+        try (ExporterSupervisor supervisor = supervisor(counters -> {
+            node.set(new FakeNode(counters));
+            return node.get();
+        }, file, Duration.ofHours(1), () -> { })) {
+            supervisor.start();
+            int before = node.get().collections.get();
+
+            supervisor.reload();
+            Await.until("the first reload", WAIT, () -> reads.get() == 1);
+            assertThat(node.get().used).containsExactly(TWO);
+            supervisor.reload();
+
+            Await.until("the second reload to reach the node", WAIT, () -> node.get().used.size() == 2);
+            assertThat(node.get().used).containsExactly(TWO, ONE);
+            // a reload collects at once, not at the next (hourly) interval
+            Await.until("a collection with the new counters", WAIT, () -> node.get().collections.get() > before);
+        }
+    }
+}
