@@ -28,7 +28,12 @@ public final class HttpServerSettings {
     /** Applies {@code config}'s address, TLS and web config to the HTTP server Quarkus is about to start. */
     public static void apply(ExporterConfig config) {
         web = config.web();
-        properties(config).forEach(System::setProperty);
+        properties(config).forEach((name, value) -> {
+            // the certificate check period may be given as -D (tests shorten it); the rest is the settings'
+            if (!name.endsWith(".reload-period") || System.getProperty(name) == null) {
+                System.setProperty(name, value);
+            }
+        });
     }
 
     /** The web config {@link #apply} was given; empty before, and in tests that start Quarkus themselves. */
@@ -55,6 +60,9 @@ public final class HttpServerSettings {
         properties.put(prefix + "key-store.pem.server.cert", t.certFile().toString());
         properties.put(prefix + "key-store.pem.server.key", t.keyFile().toString());
         t.clientCaFile().ifPresent(ca -> properties.put(prefix + "trust-store.pem.certs", ca.toString()));
+        // certificate rotation (cert-manager, a renewed Secret): the files are read again every minute and new
+        // handshakes get the new certificate; exporter-toolkit reads them on every handshake
+        properties.put(prefix + "reload-period", "1m");
         properties.put(prefix + "protocols", String.join(",", t.protocols()));
         if (!t.cipherSuites().isEmpty()) {
             properties.put(prefix + "cipher-suites", String.join(",", t.cipherSuites()));

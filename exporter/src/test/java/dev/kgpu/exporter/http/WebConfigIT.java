@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.math.BigInteger;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
@@ -18,6 +19,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
@@ -108,6 +111,50 @@ class WebConfigIT {
                 });
                 assertThat(temperatures).contains(",\"8\"]");
             }
+        }
+    }
+
+    @Test
+    void aRenewedCertificateIsServedWithoutARestart() throws Exception {
+        certificates();
+        Path web = dir.resolve("web-config.yaml");
+        Files.writeString(web, """
+                tls_server_config:
+                  cert_file: %s
+                  key_file: %s
+                """.formatted(certs.resolve("server.crt"), certs.resolve("server.key")));
+        int port = ExporterProcess.freePort();
+        // the exporter checks the files every minute; one second here
+        try (ExporterProcess exporter = ExporterProcess.start(dir, Map.of("DCGM_EXPORTER_WEB_CONFIG_FILE", web.toString(),
+                "DCGM_EXPORTER_LISTEN", "127.0.0.1:" + port,
+                "JAVA_TOOL_OPTIONS", "-Dquarkus.tls.exporter.reload-period=1s"))) {
+            exporter.awaitOutput("serving ", WAIT);
+            String url = "https://localhost:" + port + "/metrics";
+            BigInteger first = servedSerial(url);
+
+            sign("server", "localhost", List.of("subjectAltName=DNS:localhost,IP:127.0.0.1", "extendedKeyUsage=serverAuth"));
+            BigInteger renewed = serial(certs.resolve("server.crt"));
+            assertThat(renewed).isNotEqualTo(first);
+
+            // a new client each time: a new connection, a new handshake
+            Await.until("the renewed certificate on a new connection", WAIT,
+                    () -> servedSerial(url).equals(renewed) ? Boolean.TRUE : null);
+        }
+    }
+
+    /** The serial number of the certificate the server shows a new client (a new connection). */
+    private BigInteger servedSerial(String url) {
+        try {
+            HttpResponse<String> response = get(client(false), url, null, null);
+            return ((X509Certificate) response.sslSession().orElseThrow().getPeerCertificates()[0]).getSerialNumber();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static BigInteger serial(Path pem) throws Exception {
+        try (var in = Files.newInputStream(pem)) {
+            return ((X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in)).getSerialNumber();
         }
     }
 
