@@ -118,14 +118,17 @@ public final class ConfigLoader<T> {
             }
         }
         Resolved resolved = new Resolved(sources, file, configFile);
+        boolean settingsRead = sources.failures().isEmpty();
         T result = null;
         try {
             result = agent.build(resolved);
         } catch (InvalidConfigException e) {
-            sources.failAll(e.failures().stream()
-                    .filter(f -> !sources.hasFailed(f.property()))
-                    .map(sources::attributed)
-                    .toList());
+            // a rule across settings judges the user's values: when a setting was bad, the rule saw its
+            // default standing in for it, and what it says would mislead (COMPONENT=bogus read as all components
+            // then demanding OPERATOR_NAMESPACE)
+            if (settingsRead) {
+                sources.failAll(e.failures().stream().map(sources::attributed).toList());
+            }
         }
         if (!sources.failures().isEmpty()) {
             throw new InvalidConfigException(sources.failures());

@@ -2,11 +2,9 @@ package dev.kgpu.config;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Resolves settings against an ordered list of {@link ConfigSource}s: the first source with a value wins,
@@ -19,7 +17,6 @@ final class PrioritizedSources {
     private final List<ConfigSource> sources;
     private final List<ValidationFailure> failures = new ArrayList<>();
     private final Map<String, String> origins = new HashMap<>();
-    private final Set<String> failed = new HashSet<>();
     private final Map<Setting<?>, Object> resolved = new HashMap<>();
 
     PrioritizedSources(List<ConfigSource> sources) {
@@ -44,7 +41,6 @@ final class PrioritizedSources {
                 found = source.lookup(setting);
             } catch (InvalidConfigException e) {
                 failures.addAll(e.failures());
-                failed.add(setting.name());
                 return setting.defaultValue();
             }
             if (found.isPresent()) {
@@ -70,14 +66,6 @@ final class PrioritizedSources {
 
     List<ValidationFailure> failures() {
         return failures;
-    }
-
-    /**
-     * Whether the setting with this name ({@code flags.mpsRoot}) already failed, so that a rule spanning
-     * settings, which then saw its default, does not complain about it a second time.
-     */
-    boolean hasFailed(String settingName) {
-        return failed.contains(settingName);
     }
 
     /**

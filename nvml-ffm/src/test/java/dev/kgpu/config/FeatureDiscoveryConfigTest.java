@@ -204,9 +204,7 @@ class FeatureDiscoveryConfigTest {
                         List.of("--output-file was '' but it must name the feature file for the file label sink")),
                 new Refused("a node name that is no Kubernetes name", List.of(), Map.of("NODE_NAME", "GPU Node"),
                         List.of("NODE_NAME was 'GPU Node' but it must be a Kubernetes name: at most 253 lower-case letters,"
-                                + " digits, '-' and '.', starting and ending with a letter or digit",
-                                "NODE_NAME was 'null' but it must name this node (set it from the pod's spec.nodeName)"
-                                        + " for the auto label sink; only the file sink works without it")),
+                                + " digits, '-' and '.', starting and ending with a letter or digit")),
                 new Refused("a bare number for the sleep interval", List.of(), Map.of("GFD_SLEEP_INTERVAL", "60", "NODE_NAME", "n"),
                         List.of("GFD_SLEEP_INTERVAL was '60' but it must be a Go duration such as 60s, 1m30s or 500ms, or"
                                 + " 'infinite' (time: missing unit in duration \"60\")")),

@@ -115,11 +115,8 @@ class ValidatorSettingsTest {
                         "SLEEP_INTERVAL_SECONDS was '0' but it must be a whole number of seconds from 1 to 300",
                         "MIG_STRATEGY was 'half' but it must be one of none, single, mixed",
                         "VALIDATOR_IMAGE_PULL_POLICY was 'Sometimes' but it must be Always, IfNotPresent or Never",
-                        "KGPU_POD_WAIT_TRIES was 'many' but it must be a whole number from 1 to 10000",
-                        "NODE_NAME was '' but it must name this node for the plugin, cuda, cc-manager, vfio-pci and vgpu-devices components"
-                                + " (set it from the pod's spec.nodeName)",
-                        "OPERATOR_NAMESPACE was '' but it must name the namespace for sample pods when validating"
-                                + " plugin or cuda (NAMESPACE is read too)"));
+                        "KGPU_POD_WAIT_TRIES was 'many' but it must be a whole number from 1 to 10000"));
+        // and nothing of the rules across settings, which would judge all components standing in for the bad list
     }
 
     @Test
@@ -158,13 +155,24 @@ class ValidatorSettingsTest {
         assertThat(read(Map.of("COMPONENT", "vfio-pci", "NODE_NAME", "n", "DEFAULT_GPU_WORKLOAD_CONFIG", "vm-passthrough"))
                 .defaultWorkload()).isEqualTo(GpuWorkload.VM_PASSTHROUGH);
 
-        // with the operator's namespace, which a COMPONENT that fails to read (all, by default) would ask for
-        assertThatThrownBy(() -> read(Map.of("COMPONENT", "vgpu-manager", "NODE_NAME", "n", "OPERATOR_NAMESPACE", "gpu-operator")))
+        // one line, without the operator's namespace that a COMPONENT failing to read (all, by default) would ask for
+        assertThatThrownBy(() -> read(Map.of("COMPONENT", "vgpu-manager")))
                 .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
                         .singleElement().extracting(ValidationFailure::message).asString()
                         .startsWith("COMPONENT was 'vgpu-manager' but it names vgpu-manager, a gpu-operator component"
                                 + " kgpu's validator does not support: NVIDIA's runs the vGPU host driver's nvidia-smi")
                         .doesNotContain("\n"));
+    }
+
+    @Test
+    void sampleComponentsNeedTheNodeAndTheNamespaceWhenEverySettingReads() {
+        assertThatThrownBy(() -> read(Map.of("COMPONENT", "driver,plugin")))
+                .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
+                        .extracting(ValidationFailure::message).containsExactly(
+                        "NODE_NAME was '' but it must name this node for the plugin, cuda, cc-manager, vfio-pci and"
+                                + " vgpu-devices components (set it from the pod's spec.nodeName)",
+                        "OPERATOR_NAMESPACE was '' but it must name the namespace for sample pods when validating"
+                                + " plugin or cuda (NAMESPACE is read too)"));
     }
 
     @Test
