@@ -48,10 +48,12 @@ class PushIT {
                 """.formatted(work.resolve("storage"), address));
         registry = new ProcessBuilder(Images.tool("docker-registry", "docker-registry").toString(), "serve", config.toString())
                 .redirectErrorStream(true).redirectOutput(work.resolve("registry.log").toFile()).start();
-        HttpClient http = HttpClient.newHttpClient();
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5)).build();
         Await.until("the registry to answer /v2/", Duration.ofSeconds(60), () -> {
             try {
-                return http.send(HttpRequest.newBuilder(URI.create("http://" + address + "/v2/")).build(),
+                return http.send(HttpRequest.newBuilder(URI.create("http://" + address + "/v2/"))
+                                .timeout(Duration.ofSeconds(5)).build(),
                         HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
             } catch (IOException e) {
                 return false;

@@ -186,9 +186,10 @@ class PodLifecycleIT {
 
     /** The log as kubectl asks for it: no pretty, container in the query. */
     private String kubectlLog(String pod, String container) throws Exception {
-        try (HttpClient http = HttpClient.newHttpClient()) {
+        // HTTP/1.1 as kubectl speaks it here, and a deadline: a client left to upgrade can hang past its timeouts
+        try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
             return http.send(HttpRequest.newBuilder(URI.create(api.url() + "/api/v1/namespaces/ml/pods/" + pod
-                    + "/log?container=" + container)).build(), HttpResponse.BodyHandlers.ofString()).body();
+                    + "/log?container=" + container)).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()).body();
         }
     }
 
