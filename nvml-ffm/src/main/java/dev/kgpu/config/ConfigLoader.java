@@ -5,6 +5,7 @@ import dev.kgpu.config.v1.ConfigFile;
 import dev.kgpu.config.v1.FileField;
 import dev.kgpu.config.v1.Resources;
 import dev.kgpu.config.v1.Sharing;
+import dev.kgpu.config.v1.ValueType;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -236,6 +237,24 @@ public final class ConfigLoader<T> {
         /** Records failures found while building, e.g. in settings read outside {@link Setting}s. */
         public void fail(List<ValidationFailure> failures) {
             sources.failAll(failures);
+        }
+
+        /**
+         * A setting NVIDIA names and accepts at a value kgpu cannot run with as given (an interval of 0 would
+         * poll in a busy loop): the value, raised to {@code floor} when it is lower, with a warning naming the
+         * setting. kgpu never refuses what NVIDIA accepts; for kgpu's own settings a {@link ValueType} with a
+         * minimum refuses instead.
+         *
+         * @param why what the low value would do, ending the warning: "would poll without pause"
+         */
+        public <V extends Comparable<? super V>> V atLeast(Setting<V> setting, V floor, String why) {
+            V value = get(setting);
+            if (value.compareTo(floor) >= 0) {
+                return value;
+            }
+            warnings.add(new ConfigWarning(property(setting), "is '" + setting.type().format(value)
+                    + "', which NVIDIA accepts but " + why + "; kgpu uses '" + setting.type().format(floor) + "'"));
+            return floor;
         }
 
         /** The config file read, if any. */

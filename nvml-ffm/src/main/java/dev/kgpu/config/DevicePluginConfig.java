@@ -57,8 +57,15 @@ public record DevicePluginConfig(
 
     static final Setting<String> CONFIG_FILE = Setting.of(List.of("config-file"), List.of("CONFIG_FILE"),
             ValueType.string(), "", "the config file (NVIDIA's config v1), as an alternative to flags and environment");
+    /**
+     * The most bytes a Unix socket's path may have: {@code sun_path} holds 108 with the closing NUL. Checked
+     * before anything binds, so a long path is one line at start rather than a bind that fails on every retry.
+     */
+    public static final int MAX_SOCKET_PATH_BYTES = 107;
+    /** The shortest name a resource's socket beside the kubelet's has; its folder must leave room for it. */
+    static final String SHORTEST_RESOURCE_SOCKET = "nvidia-gpu.sock";
     static final Setting<String> KUBELET_SOCKET = Setting.of(List.of("kubelet-socket"), List.of("KUBELET_SOCKET"),
-            ValueType.string(), DEFAULT_KUBELET_SOCKET.toString(),
+            ValueType.of("path", DevicePluginConfig::socketPath, path -> path), DEFAULT_KUBELET_SOCKET.toString(),
             "the kubelet's registration socket; empty means do not register");
     static final Setting<List<String>> CDI_FEATURE_FLAGS = Setting.of(List.of("cdi-feature-flags"),
             List.of("CDI_FEATURE_FLAGS"), ValueType.stringList(), List.of(), "feature flags for CDI spec generation");
@@ -194,6 +201,39 @@ public record DevicePluginConfig(
 
     /** The device-plugins folder: the kubelet socket's folder, or the kubelet's default when not registering. */
     public Path socketDirectory() {
-        return kubeletSocket.orElse(DEFAULT_KUBELET_SOCKET).getParent();
+        return folderOf(kubeletSocket.orElse(DEFAULT_KUBELET_SOCKET));
+    }
+
+    /** The folder a socket is in; {@code .} for a bare name, as Go's {@code filepath.Dir} has it. */
+    private static Path folderOf(Path socket) {
+        Path parent = socket.getParent();
+        return parent == null ? Path.of(".") : parent;
+    }
+
+    /**
+     * A kubelet socket path: empty (no registration), or a path a Unix socket can have, in a folder that
+     * leaves room for the plugin's own sockets.
+     */
+    private static String socketPath(String text) {
+        if (text.isEmpty()) {
+            return text;
+        }
+        if (text.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("must be a path without NUL characters");
+        }
+        int bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (bytes > MAX_SOCKET_PATH_BYTES) {
+            throw new IllegalArgumentException("must be a path of at most " + MAX_SOCKET_PATH_BYTES
+                    + " bytes, the most a Unix socket's path may have (it has " + bytes + ")");
+        }
+        Path folder = folderOf(Path.of(text));
+        int resourceBytes = folder.resolve(SHORTEST_RESOURCE_SOCKET).toString()
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (resourceBytes > MAX_SOCKET_PATH_BYTES) {
+            throw new IllegalArgumentException("must be in a folder whose path leaves room for the plugin's own"
+                    + " sockets, such as " + SHORTEST_RESOURCE_SOCKET + ", within the " + MAX_SOCKET_PATH_BYTES
+                    + " bytes a Unix socket's path may have (that one would have " + resourceBytes + ")");
+        }
+        return text;
     }
 }

@@ -58,6 +58,7 @@ public class ValidatorMain implements QuarkusApplication {
         } catch (ConfigException e) {
             return e.report(ValidatorSettings.NAME);
         }
+        settings.warnings().forEach(warning -> LOG.log(System.Logger.Level.WARNING, warning::toString));
         LOG.log(System.Logger.Level.INFO, () -> "Running with config:\n" + ConfigJson.toJson(settings.describe()));
         if (settings.components().contains(Component.METRICS)) {
             try (NodeStatusExporter exporter = NodeStatusExporter.start(wiring.nodeStatusMetrics(settings),

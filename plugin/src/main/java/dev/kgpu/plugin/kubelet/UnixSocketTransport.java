@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.kubelet;
 
+import dev.kgpu.config.DevicePluginConfig;
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
@@ -14,6 +15,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.UnixDomainSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -46,6 +48,11 @@ public final class UnixSocketTransport implements AutoCloseable {
      * {@code executor} calls run on the I/O thread (for handlers that never block).
      */
     public Server serve(Path socket, Executor executor, List<BindableService> services) throws IOException {
+        int bytes = socket.toString().getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > DevicePluginConfig.MAX_SOCKET_PATH_BYTES) {
+            throw new IOException("could not serve gRPC on " + socket + ": the path has " + bytes + " bytes, more than"
+                    + " the " + DevicePluginConfig.MAX_SOCKET_PATH_BYTES + " a Unix socket's path may have");
+        }
         Files.createDirectories(socket.toAbsolutePath().getParent());
         Files.deleteIfExists(socket);
         NettyServerBuilder builder = NettyServerBuilder.forAddress(UnixDomainSocketAddress.of(socket))

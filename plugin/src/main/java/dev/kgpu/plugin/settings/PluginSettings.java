@@ -71,16 +71,18 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
 
     private static final System.Logger LOG = System.getLogger(PluginSettings.class.getName());
 
+    /** The shortest quiet period and probe interval: shorter ones would probe NVML in a near-busy loop. */
+    static final Duration SHORTEST_INTERVAL = Duration.ofSeconds(1);
     /** kgpu: how long a device marked by a recoverable XID must stay free of critical XIDs before it is probed. */
     static final Setting<Optional<Duration>> QUIET_PERIOD = Setting.of(List.of(), List.of("KGPU_HEALTH_QUIET_PERIOD"),
             goDuration(true), Optional.empty(), "kgpu: how long a device marked by an XID must see no new critical XID"
-                    + " before it is probed for recovery; 0 turns recovery off (default 1m)");
+                    + " before it is probed for recovery, at least 1s; 0 turns recovery off (default 1m)");
     /** kgpu: XIDs that normally need a GPU reset but may recover anyway. */
     static final Setting<Set<Long>> RECOVERABLE_XIDS = Setting.of(List.of(), List.of("KGPU_HEALTH_RECOVERABLE_XIDS"),
             HealthChecks.XID_LIST, Set.of(), "kgpu: XIDs that normally need a GPU reset (48, 79, ...) but may recover");
     /** kgpu: the time between device probes. */
     static final Setting<Optional<Duration>> CHECK_INTERVAL = Setting.of(List.of(), List.of("KGPU_HEALTH_CHECK_INTERVAL"),
-            goDuration(false), Optional.empty(), "kgpu: the time between device probes (default 5s)");
+            goDuration(false), Optional.empty(), "kgpu: the time between device probes, at least 1s (default 5s)");
     static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofSeconds(5);
     /** kgpu: where the CDI spec goes when a CDI strategy is on. */
     static final Setting<String> CDI_SPEC_DIR = Setting.of(List.of(), List.of("KGPU_CDI_SPEC_DIR"),
@@ -208,7 +210,7 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
                 loaded.toJson(), loaded.warnings());
     }
 
-    /** A Go duration ({@code 90s}, {@code 5m}); blank means the default. */
+    /** A Go duration ({@code 90s}, {@code 5m}) of at least {@link #SHORTEST_INTERVAL}; blank means the default. */
     private static ValueType<Optional<Duration>> goDuration(boolean zeroAllowed) {
         return ValueType.optional(ValueType.of("Go duration", text -> {
             Duration value;
@@ -217,8 +219,12 @@ public record PluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("must be a Go duration such as 90s or 5m (" + e.getMessage() + ")");
             }
-            if (value.isNegative() || (!zeroAllowed && value.isZero())) {
-                throw new IllegalArgumentException(zeroAllowed ? "must not be negative" : "must be positive");
+            if (zeroAllowed && value.isZero()) {
+                return value;
+            }
+            if (value.compareTo(SHORTEST_INTERVAL) < 0) {
+                throw new IllegalArgumentException("must be at least " + GoDuration.format(SHORTEST_INTERVAL)
+                        + (zeroAllowed ? ", or 0 to turn it off" : "") + " (a shorter one would probe NVML in a near-busy loop)");
             }
             return value;
         }, GoDuration::format));

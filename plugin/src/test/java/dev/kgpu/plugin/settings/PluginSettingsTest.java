@@ -78,7 +78,19 @@ class PluginSettingsTest {
                         "--node-name was 'GPU_Node'"),
                 new Case("a relative CDI root", null, Map.of("CDI_ROOT", "cdi"), List.of(), "CDI_ROOT was 'cdi'"),
                 new Case("a malformed list of XIDs to ignore", null, Map.of(), List.of("--additional-xids-to-ignore=48,x"),
-                        "--additional-xids-to-ignore was '48,x' but it must be a comma-separated list of XID numbers"));
+                        "--additional-xids-to-ignore was '48,x' but it must be a comma-separated list of XID numbers"),
+                new Case("a check interval shorter than a second", null, Map.of("KGPU_HEALTH_CHECK_INTERVAL", "1ns"),
+                        List.of(), "KGPU_HEALTH_CHECK_INTERVAL was '1ns' but it must be at least 1s (a shorter one would"
+                                + " probe NVML in a near-busy loop)"),
+                new Case("a quiet period shorter than a second", null, Map.of("KGPU_HEALTH_QUIET_PERIOD", "10ms"),
+                        List.of(), "KGPU_HEALTH_QUIET_PERIOD was '10ms' but it must be at least 1s, or 0 to turn it off"),
+                new Case("a kubelet socket longer than a Unix socket path", null,
+                        Map.of("KUBELET_SOCKET", "/" + "k".repeat(100) + "/kubelet.sock"), List.of(),
+                        "but it must be a path of at most 107 bytes, the most a Unix socket's path may have (it has 114)"),
+                new Case("a kubelet socket whose folder leaves no room for the plugin's sockets", null,
+                        Map.of("KUBELET_SOCKET", "/" + "k".repeat(92) + "/k.sock"), List.of(),
+                        "but it must be in a folder whose path leaves room for the plugin's own sockets, such as"
+                                + " nvidia-gpu.sock, within the 107 bytes a Unix socket's path may have (that one would have 109)"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,6 +1,7 @@
 package dev.kgpu.validator.config;
 
 import dev.kgpu.config.ConfigLoader;
+import dev.kgpu.config.ConfigWarning;
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.config.NvmlSettings;
 import dev.kgpu.config.Setting;
@@ -66,6 +67,7 @@ import java.util.stream.Collectors;
  * @param hostMofed            {@code USE_HOST_MOFED}: MOFED is the host's ({@code mlx5_core}), not a driver container's
  * @param defaultWorkload      {@code DEFAULT_GPU_WORKLOAD_CONFIG}: the GPU workload of a node without (a valid)
  *                             {@code nvidia.com/gpu.workload.config} label, for {@code vfio-pci} and {@code vgpu-devices}
+ * @param warnings             values NVIDIA accepts that kgpu runs differently (a sleep interval below 1 s), logged at WARN
  */
 public record ValidatorSettings(List<Component> components, Mode mode, String nodeName, String namespace,
                                 Path outputDir, boolean withWait, boolean withWorkload, boolean cleanupAll,
@@ -74,7 +76,8 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
                                 NvmlOptions nvml, Optional<Path> cdiSpecDir, boolean simulatedDeviceNodes,
                                 SamplePod samplePod, Optional<String> validatorImage,
                                 Optional<String> pluginDeviceClass, int metricsPort, Path hostRoot,
-                                boolean gpuDirectRdma, boolean hostMofed, GpuWorkload defaultWorkload) {
+                                boolean gpuDirectRdma, boolean hostMofed, GpuWorkload defaultWorkload,
+                                List<ConfigWarning> warnings) {
 
     /** The binary, in messages. */
     public static final String NAME = "kgpu-validator";
@@ -107,8 +110,10 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
     static final Setting<Boolean> CLEANUP_ALL = Setting.of(List.of("cleanup-all", "r"), List.of("CLEANUP_ALL"),
             ValueType.bool(), false, "remove every *-ready file first");
     static final Setting<Duration> SLEEP_INTERVAL = Setting.of(List.of("sleep-interval-seconds", "s"),
-            List.of("SLEEP_INTERVAL_SECONDS"), ValueType.duration(ChronoUnit.SECONDS, 1, 300), Duration.ofSeconds(5),
-            "seconds between polls and retries");
+            List.of("SLEEP_INTERVAL_SECONDS"), ValueType.duration(ChronoUnit.SECONDS, Integer.MIN_VALUE, Integer.MAX_VALUE),
+            Duration.ofSeconds(5), "seconds between polls and retries; below 1, 1");
+    /** NVIDIA's validator accepts any whole number of seconds and polls without pause below 1; kgpu waits 1 s. */
+    static final Duration SHORTEST_SLEEP = Duration.ofSeconds(1);
     static final Setting<MigStrategy> MIG_STRATEGY = Setting.of(List.of("mig-strategy", "m"), List.of("MIG_STRATEGY"),
             ValueType.oneOf(MigStrategy.class), MigStrategy.SINGLE, "which resource sample pods request: none, single, mixed");
     static final Setting<String> DRIVER_ROOT = Setting.of(List.of("driver-root"), List.of("NVIDIA_DRIVER_ROOT"),
@@ -205,6 +210,7 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
         Objects.requireNonNull(pluginDeviceClass, "pluginDeviceClass");
         Objects.requireNonNull(hostRoot, "hostRoot");
         Objects.requireNonNull(defaultWorkload, "defaultWorkload");
+        warnings = List.copyOf(warnings);
         List<ValidationFailure> failures = new ArrayList<>();
         if (components.contains(Component.METRICS)) {
             if (metricsPort == 0) {
@@ -249,7 +255,8 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
             return new ValidatorSettings(resolved.get(COMPONENT), resolved.get(MODE), resolved.get(NODE_NAME),
                     resolved.get(NAMESPACE),
                     Path.of(resolved.get(OUTPUT_DIR)), resolved.get(WITH_WAIT), resolved.get(WITH_WORKLOAD),
-                    resolved.get(CLEANUP_ALL), resolved.get(SLEEP_INTERVAL), resolved.get(PLUGIN_WAIT_TRIES),
+                    resolved.get(CLEANUP_ALL), resolved.atLeast(SLEEP_INTERVAL, SHORTEST_SLEEP, "polls without pause below 1"),
+                    resolved.get(PLUGIN_WAIT_TRIES),
                     resolved.get(POD_WAIT_TRIES), resolved.get(REVALIDATE_INTERVAL), resolved.get(MIG_STRATEGY), roots,
                     NvmlSettings.options(resolved, Path.of(roots.driverRootCtrPath())),
                     resolved.get(CDI_SPEC_DIR).map(Path::of), resolved.get(SIMULATED_DEVICE_NODES),
@@ -257,7 +264,7 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
                             resolved.get(RUNTIME_CLASS)),
                     resolved.get(VALIDATOR_IMAGE), resolved.get(PLUGIN_DEVICE_CLASS), resolved.get(METRICS_PORT),
                     Path.of(resolved.get(HOST_ROOT)), resolved.get(GPU_DIRECT_RDMA_ENABLED), resolved.get(USE_HOST_MOFED),
-                    resolved.get(DEFAULT_GPU_WORKLOAD_CONFIG));
+                    resolved.get(DEFAULT_GPU_WORKLOAD_CONFIG), resolved.warnings());
         }), args, set).load();
     }
 

@@ -101,7 +101,7 @@ class ValidatorSettingsTest {
 
     @Test
     void everyBadValueIsReportedAtOnceNamingTheFieldAndValue() {
-        assertThatThrownBy(() -> read(Map.of("COMPONENT", "driver,gpu", "SLEEP_INTERVAL_SECONDS", "0",
+        assertThatThrownBy(() -> read(Map.of("COMPONENT", "driver,gpu", "SLEEP_INTERVAL_SECONDS", "soon",
                 "WITH_WAIT", "maybe", "MIG_STRATEGY", "half", "OUTPUT_DIR", "relative/dir",
                 "VALIDATOR_IMAGE_PULL_POLICY", "Sometimes", "KGPU_POD_WAIT_TRIES", "many")))
                 .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
@@ -112,7 +112,8 @@ class ValidatorSettingsTest {
                         "OUTPUT_DIR was 'relative/dir' but it must be an absolute path",
                         "WITH_WAIT was 'maybe' but it must be a boolean: 1, t, T, TRUE, true, True, 0, f, F, FALSE,"
                                 + " false or False",
-                        "SLEEP_INTERVAL_SECONDS was '0' but it must be a whole number of seconds from 1 to 300",
+                        "SLEEP_INTERVAL_SECONDS was 'soon' but it must be a whole number of seconds from -2147483648"
+                                + " to 2147483647",
                         "MIG_STRATEGY was 'half' but it must be one of none, single, mixed",
                         "VALIDATOR_IMAGE_PULL_POLICY was 'Sometimes' but it must be Always, IfNotPresent or Never",
                         "KGPU_POD_WAIT_TRIES was 'many' but it must be a whole number from 1 to 10000"));
@@ -176,6 +177,17 @@ class ValidatorSettingsTest {
     }
 
     @Test
+    void aSleepIntervalNvidiaAcceptsIsRaisedToOneSecondWithAWarning() {
+        ValidatorSettings settings = read(Map.of("COMPONENT", "driver", "SLEEP_INTERVAL_SECONDS", "0"));
+
+        assertThat(settings.sleepInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(settings.warnings()).extracting(Object::toString).containsExactly("SLEEP_INTERVAL_SECONDS: is '0',"
+                + " which NVIDIA accepts but polls without pause below 1; kgpu uses '1'");
+        assertThat(read(Map.of("COMPONENT", "driver"), "-s", "-3").sleepInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(read(Map.of("COMPONENT", "driver", "SLEEP_INTERVAL_SECONDS", "3600")).warnings()).isEmpty();
+    }
+
+    @Test
     void unknownFlagsAreRejected() {
         assertThatThrownBy(() -> read(Map.of("COMPONENT", "driver"), "--frobnicate"))
                 .isInstanceOf(InvalidConfigException.class)
@@ -193,8 +205,9 @@ class ValidatorSettingsTest {
 
     @Test
     void aFlagNamesItselfInAFailureAndAnEmptyVariableIsUnset() {
-        assertThatThrownBy(() -> read(Map.of("COMPONENT", "driver"), "-s", "0"))
-                .hasMessage("invalid configuration: -s was '0' but it must be a whole number of seconds from 1 to 300");
+        assertThatThrownBy(() -> read(Map.of("COMPONENT", "driver"), "-s", "5s"))
+                .hasMessage("invalid configuration: -s was '5s' but it must be a whole number of seconds from -2147483648"
+                        + " to 2147483647");
         ValidatorSettings settings = read(Map.of("COMPONENT", "driver", "WITH_WORKLOAD", "", "OUTPUT_DIR", " /out "));
         assertThat(settings.withWorkload()).isTrue();
         assertThat(settings.outputDir()).isEqualTo(Path.of("/out"));
