@@ -106,7 +106,8 @@ public final class ConfigLoader<T> {
         if (!configPath.isEmpty()) {
             configFile = Optional.of(Path.of(configPath));
             try {
-                file = ConfigFile.read(configFile.get(), originOf(commandLine, agent.configFile().orElseThrow()));
+                Setting<String> named = agent.configFile().orElseThrow();
+                file = ConfigFile.read(configFile.get(), early.origin(named).orElse(named.name()));
             } catch (InvalidConfigException e) {
                 early.failAll(e.failures());
             }
@@ -187,14 +188,6 @@ public final class ConfigLoader<T> {
         setting.field().ifPresent(f -> where.add("config " + f.path()));
         where.add("default '" + setting.type().format(setting.defaultValue()) + "'");
         out.append(" (").append(String.join("; ", where)).append(")\n");
-    }
-
-    private static String originOf(CommandLine commandLine, Setting<?> setting) {
-        List<CommandLine.Occurrence> occurrences = commandLine.values().get(setting);
-        if (occurrences != null && !occurrences.isEmpty()) {
-            return occurrences.getLast().flag();
-        }
-        return setting.envs().isEmpty() ? setting.name() : String.join("/", setting.envs());
     }
 
     /**

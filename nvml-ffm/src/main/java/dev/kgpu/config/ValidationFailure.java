@@ -28,13 +28,41 @@ public record ValidationFailure(String property, String value, String reason) {
         return new ValidationFailure(property, null, reason);
     }
 
-    /** {@code <property> was '<value>' but it <reason>}. */
+    /**
+     * {@code <property> was '<value>' but it <reason>}, always one line: a line break or other control
+     * character in the property or the value is shown escaped (a line break as backslash-n), and a long
+     * value is cut.
+     */
     public String message() {
         String shown = value == null ? "null" : value;
         if (shown.length() > MAX_VALUE_LENGTH) {
             shown = shown.substring(0, MAX_VALUE_LENGTH) + "...";
         }
-        return property + " was '" + shown + "' but it " + reason;
+        return oneLine(property) + " was '" + oneLine(shown) + "' but it " + oneLine(reason);
+    }
+
+    /** {@code text} with its control characters escaped, so it prints on one line. */
+    static String oneLine(String text) {
+        if (text.chars().noneMatch(c -> Character.isISOControl(c) || c == '\u2028' || c == '\u2029')) {
+            return text;
+        }
+        StringBuilder out = new StringBuilder(text.length() + 8);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.toString();
     }
 
     /**

@@ -18,6 +18,7 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.reader.ReaderException;
 import org.yaml.snakeyaml.events.AliasEvent;
 import org.yaml.snakeyaml.events.CollectionEndEvent;
 import org.yaml.snakeyaml.events.CollectionStartEvent;
@@ -95,6 +96,11 @@ public final class YamlReader {
         } catch (MarkedYAMLException e) {
             throw new InvalidConfigException(new ValidationFailure(origin, where(e.getProblemMark(), yaml),
                     "is not valid YAML: " + e.getProblem()));
+        } catch (ReaderException e) {
+            // a character YAML does not allow (NUL, other control characters): say where it is
+            throw new InvalidConfigException(new ValidationFailure(origin, at(e.getPosition(), yaml),
+                    "is not valid YAML: it holds U+" + String.format("%04X", e.getCodePoint())
+                            + ", a character YAML does not allow"));
         } catch (YAMLException e) {
             throw new InvalidConfigException(new ValidationFailure(origin, abbreviate(yaml),
                     "is not valid YAML: " + e.getMessage()));
@@ -202,6 +208,21 @@ public final class YamlReader {
         String[] lines = yaml.split("\n", -1);
         String line = mark.getLine() < lines.length ? lines[mark.getLine()].strip() : "";
         return "line " + (mark.getLine() + 1) + ", column " + (mark.getColumn() + 1) + ": " + line;
+    }
+
+    /** {@code line 2, column 7: <that line>} for the character at {@code index} of {@code yaml}. */
+    private static String at(int index, String yaml) {
+        int start = 0;
+        int line = 0;
+        for (int i = 0; i < Math.min(index, yaml.length()); i++) {
+            if (yaml.charAt(i) == '\n') {
+                line++;
+                start = i + 1;
+            }
+        }
+        int end = yaml.indexOf('\n', start);
+        return "line " + (line + 1) + ", column " + (index - start + 1) + ": "
+                + (end < 0 ? yaml.substring(start) : yaml.substring(start, end)).strip();
     }
 
     private static String abbreviate(String yaml) {
