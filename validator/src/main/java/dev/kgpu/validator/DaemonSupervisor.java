@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
  * Daemon mode's one supervisor thread. It takes lifecycle events from one queue: a pass runs at start,
  * on {@link #revalidateNow()} and whenever {@code interval} passes without an event; {@link #close()}
  * stops it (interrupting a pass in flight, whose sample pod is still deleted) and removes the
- * {@code *-ready} files, as NVIDIA's preStop hook does.
+ * {@code *-ready} files, as NVIDIA's preStop hook does. Anything unexpected thrown by a pass, an {@link Error}
+ * included, stops the supervisor and calls {@code failed}, and the process exits 1 rather than stay up with
+ * readiness frozen at the last pass.
  */
 public final class DaemonSupervisor implements AutoCloseable {
 
@@ -27,13 +29,22 @@ public final class DaemonSupervisor implements AutoCloseable {
     private final StatusFiles statusFiles;
     private final ValidationState state;
     private final Duration interval;
+    private final Runnable failed;
     private final Thread thread;
+    private volatile boolean failure;
+    private boolean closed;
 
-    public DaemonSupervisor(ValidationPass pass, StatusFiles statusFiles, ValidationState state, Duration interval) {
+    /**
+     * @param failed called once, on the supervisor thread, when a pass threw something unexpected: the caller
+     *               ends the process ({@code Quarkus.asyncExit(1)}); {@link #exitStatus()} is then 1
+     */
+    public DaemonSupervisor(ValidationPass pass, StatusFiles statusFiles, ValidationState state, Duration interval,
+                            Runnable failed) {
         this.pass = pass;
         this.statusFiles = statusFiles;
         this.state = state;
         this.interval = interval;
+        this.failed = failed;
         this.thread = Thread.ofPlatform().name("validator-supervisor").unstarted(this::loop);
     }
 
@@ -62,14 +73,28 @@ public final class DaemonSupervisor implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            failure = true;
             LOG.log(System.Logger.Level.ERROR, "validation supervisor stopped by an unexpected error", e);
+            failed.run();
         }
     }
 
-    /** Stops the supervisor and removes the {@code *-ready} files of the validated components. */
+    /** 0, or 1 once the supervisor stopped on an unexpected error. */
+    public int exitStatus() {
+        return failure ? 1 : 0;
+    }
+
+    /**
+     * Stops the supervisor and removes the {@code *-ready} files of the validated components. Called at
+     * shutdown (SIGTERM) and by the entry point; a second call waits for the first to finish, then returns.
+     */
     @Override
-    public void close() throws InterruptedException {
+    public synchronized void close() throws InterruptedException {
+        if (closed) {
+            return;
+        }
+        closed = true;
         events.add(Event.STOP);
         thread.interrupt();
         thread.join(Duration.ofSeconds(30));

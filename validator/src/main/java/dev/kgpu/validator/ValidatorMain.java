@@ -1,6 +1,7 @@
 package dev.kgpu.validator;
 
-import dev.kgpu.config.ConfigException;
+import dev.kgpu.agent.Startup;
+import dev.kgpu.config.ConfigLoader;
 import dev.kgpu.config.v1.ConfigJson;
 import dev.kgpu.validator.config.Mode;
 import dev.kgpu.validator.config.ValidatorSettings;
@@ -8,6 +9,7 @@ import dev.kgpu.validator.core.Component;
 import dev.kgpu.validator.core.Sleeper;
 import dev.kgpu.validator.core.ValidationPass;
 import dev.kgpu.validator.core.Verdict;
+import io.quarkus.runtime.ApplicationLifecycleManager;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
@@ -17,30 +19,59 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.function.Function;
 
 /**
- * The validator's one entry point. Reads the settings; in one-shot mode validates once, prints one verdict
- * line per component and exits 0 only when all passed (an init container); in daemon mode re-validates on
- * an interval until SIGTERM, then removes its {@code *-ready} files.
+ * The validator's one entry point. Reads the settings before Quarkus starts (a bad one: one line and nothing
+ * else); in one-shot mode validates once without opening any port, prints one verdict line per component and
+ * exits 0 only when all passed (an init container); in daemon mode re-validates on an interval until SIGTERM,
+ * then removes its {@code *-ready} files.
  *
- * <p>Exit codes: 0 all passed (or {@code --help}), 1 a component failed or a setting is wrong (one line on
- * stderr naming each bad setting, as every kgpu agent prints it). Only this class decides.
+ * <p>Exit codes: 0 all passed (or {@code --help}), 1 a component failed, a setting is wrong (one line on
+ * stderr naming each bad setting, as every kgpu agent prints it) or the daemon stopped on an unexpected
+ * error. Only this class decides.
  */
 @QuarkusMain
 public class ValidatorMain implements QuarkusApplication {
 
     private static final System.Logger LOG = System.getLogger(ValidatorMain.class.getName());
 
+    /** Read by {@link #main} before Quarkus starts; Quarkus then creates this class as a bean, which finds it here. */
+    private static volatile ValidatorSettings loaded;
+
     /**
      * The image's entry point: {@code wait-for FILE} and {@code remove-ready-files FOLDER} (the chart's gate and
-     * preStop, {@link StatusFileCommands}) run without starting Quarkus; anything else starts the validator.
+     * preStop, {@link StatusFileCommands}) run without starting Quarkus; anything else reads the settings and
+     * starts the validator.
      */
     public static void main(String... args) {
         OptionalInt status = StatusFileCommands.run(List.of(args), Sleeper.system(), System.out, System.err);
         if (status.isPresent()) {
-            System.exit(status.getAsInt());
+            end(status.getAsInt());
         }
-        Quarkus.run(ValidatorMain.class, args);
+        switch (load(args, ConfigLoader::processEnvironment)) {
+            case Startup.Exit<ValidatorSettings> exit -> end(exit.print(System.out, System.err));
+            case Startup.Run<ValidatorSettings>(ValidatorSettings settings) -> {
+                loaded = settings;
+                if (settings.mode() == Mode.ONESHOT && !settings.components().contains(Component.METRICS)) {
+                    System.setProperty("quarkus.http.host-enabled", "false"); // an init container: nothing probes it
+                }
+                Quarkus.run(ValidatorMain.class, args);
+            }
+        }
+    }
+
+    /**
+     * Ends the process with {@code status} without starting Quarkus: through Quarkus' exit handler, which is
+     * {@code System.exit} in production and records the status under {@code @QuarkusMainTest}.
+     */
+    private static void end(int status) {
+        ApplicationLifecycleManager.getDefaultExitCodeHandler().accept(status, null);
+    }
+
+    /** Reads every setting once: the settings, or the one line and exit status to end with. */
+    public static Startup<ValidatorSettings> load(String[] args, Function<String, String> environment) {
+        return Startup.load(ValidatorSettings.NAME, () -> ValidatorSettings.load(args, environment));
     }
 
     @Inject
@@ -52,14 +83,19 @@ public class ValidatorMain implements QuarkusApplication {
     @Override
     public int run(String... args) throws Exception {
         PrintStream out = System.out;
-        ValidatorSettings settings;
-        try {
-            settings = ValidatorSettings.load(args, ValidatorMain::setting);
-        } catch (ConfigException e) {
-            return e.report(ValidatorSettings.NAME);
+        ValidatorSettings settings = loaded;
+        if (settings == null) {
+            // dev mode and @QuarkusMainTest call run without main: read them here, from Quarkus' configuration too
+            switch (load(args, ValidatorMain::setting)) {
+                case Startup.Exit<ValidatorSettings> exit -> {
+                    return exit.print(out, System.err);
+                }
+                case Startup.Run<ValidatorSettings>(ValidatorSettings read) -> settings = read;
+            }
         }
-        settings.warnings().forEach(warning -> LOG.log(System.Logger.Level.WARNING, warning::toString));
-        LOG.log(System.Logger.Level.INFO, () -> "Running with config:\n" + ConfigJson.toJson(settings.describe()));
+        ValidatorSettings running = settings;
+        running.warnings().forEach(warning -> LOG.log(System.Logger.Level.WARNING, warning::toString));
+        LOG.log(System.Logger.Level.INFO, () -> "Running with config:\n" + ConfigJson.toJson(running.describe()));
         if (settings.components().contains(Component.METRICS)) {
             try (NodeStatusExporter exporter = NodeStatusExporter.start(wiring.nodeStatusMetrics(settings),
                     settings.metricsPort(), NodeStatusExporter.Periods.NVIDIA)) {
@@ -86,12 +122,11 @@ public class ValidatorMain implements QuarkusApplication {
             verdicts.forEach(verdict -> out.println(verdict.line()));
             return verdicts.stream().allMatch(Verdict::passed) ? 0 : 1;
         }
-        try (DaemonSupervisor supervisor = new DaemonSupervisor(pass, statusFiles, state,
-                settings.revalidateInterval())) {
-            supervisor.start();
-            Quarkus.waitForExit();
-        }
-        return 0;
+        DaemonSupervisor supervisor = wiring.daemon(pass, statusFiles, state, settings.revalidateInterval());
+        supervisor.start();
+        Quarkus.waitForExit();
+        supervisor.close(); // SIGTERM's shutdown closed it already and removed the *-ready files; this waits for that
+        return supervisor.exitStatus();
     }
 
     /** Settings come from MicroProfile Config: environment variables, system properties, application.properties. */

@@ -56,7 +56,7 @@ class DaemonSupervisorTest {
         DirectoryStatusFiles files = new DirectoryStatusFiles(dir);
         ValidationState state = new ValidationState();
         ValidationPass pass = new ValidationPass(List.of(validator), files, false, Duration.ofSeconds(5), d -> { });
-        DaemonSupervisor supervisor = new DaemonSupervisor(pass, files, state, Duration.ofHours(1));
+        DaemonSupervisor supervisor = new DaemonSupervisor(pass, files, state, Duration.ofHours(1), () -> { });
 
         supervisor.start();
         awaitValidation(validator, true);
@@ -77,6 +77,33 @@ class DaemonSupervisorTest {
 
         supervisor.close();
         assertThat(files.exists(Component.DRIVER)).isFalse();
+    }
+
+    @Test
+    void anErrorInAPassEndsTheProcessWithStatusOneNeverZero() throws Exception {
+        ComponentValidator exhausted = new ComponentValidator() {
+            @Override
+            public Component component() {
+                return Component.DRIVER;
+            }
+
+            @Override
+            public Evidence validate() {
+                throw new OutOfMemoryError("Java heap space (thrown by the test)");
+            }
+        };
+        DirectoryStatusFiles files = new DirectoryStatusFiles(dir);
+        ValidationPass pass = new ValidationPass(List.of(exhausted), files, false, Duration.ofSeconds(5), d -> { });
+        BlockingQueue<String> exits = new ArrayBlockingQueue<>(1);
+        DaemonSupervisor supervisor = new DaemonSupervisor(pass, files, new ValidationState(), Duration.ofHours(1),
+                () -> exits.add("exit"));
+
+        supervisor.start();
+
+        assertThat(exits.poll(10, TimeUnit.SECONDS)).as("the process asked to exit").isEqualTo("exit");
+        assertThat(supervisor.exitStatus()).isEqualTo(1);
+        supervisor.close();
+        supervisor.close();
     }
 
     /** Polls a condition the supervisor thread sets right after the validation the test already saw. */

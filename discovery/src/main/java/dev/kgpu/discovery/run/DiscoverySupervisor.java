@@ -26,8 +26,9 @@ import java.util.function.Supplier;
  *   <li>on SIGHUP at once, after reloading the configuration.
  * </ul>
  *
- * A oneshot run ends after its pass; a fatal pass (NVML unusable with {@code FAIL_ON_INIT_ERROR=true})
- * ends the run with exit code 1.
+ * A oneshot run ends after its pass; a fatal pass (NVML unusable with {@code FAIL_ON_INIT_ERROR=true}),
+ * a failed oneshot pass or anything unexpected thrown, an {@link Error} included, ends the run with exit
+ * code 1; only a stop or a published oneshot pass ends it with 0.
  */
 public final class DiscoverySupervisor {
 
@@ -45,6 +46,7 @@ public final class DiscoverySupervisor {
     private DiscoverySettings settings;
     private Thread thread;
     private String lastNvmlProblem;
+    private String lastFailure;
 
     /**
      * @param reload reads the configuration again on SIGHUP; throws {@link IllegalArgumentException} naming
@@ -96,11 +98,12 @@ public final class DiscoverySupervisor {
         Backoff failures = new Backoff(settings.retry());
         Backoff nvmlRetry = new Backoff(settings.retry());
         long nextPass = System.nanoTime();
-        int code = 0;
+        int code = 1; // until the loop ends as it should: whatever escapes it (an Error too) exits 1
         try {
             while (true) {
                 Event event = nextEvent(nextPass);
                 if (event == Event.STOP) {
+                    code = 0;
                     break;
                 }
                 if (event == Event.RELABEL) {
@@ -111,7 +114,6 @@ public final class DiscoverySupervisor {
                 if (result instanceof PassResult.Fatal(String reason)) {
                     LOG.log(Level.ERROR, () -> String.format("discovery stops: %s", reason));
                     status.set(false, reason, clock.instant());
-                    code = 1;
                     break;
                 }
                 if (result instanceof PassResult.Failed(String reason)) {
@@ -119,19 +121,25 @@ public final class DiscoverySupervisor {
                     status.set(false, reason, clock.instant());
                     if (settings.oneshot()) {
                         LOG.log(Level.ERROR, () -> String.format("the labelling pass failed: %s", reason));
-                        code = 1;
                         break;
                     }
-                    LOG.log(Level.WARNING, () -> String.format(
+                    // once per cause: an API server down for an hour is one line, not one per retry
+                    LOG.log(reason.equals(lastFailure) ? Level.DEBUG : Level.WARNING, () -> String.format(
                             "the labelling pass failed, keeping the labels published before; retrying in %s: %s",
                             wait, reason));
+                    lastFailure = reason;
                     nextPass = now + wait.toNanos();
                     continue;
                 }
                 PassResult.Published published = (PassResult.Published) result;
+                if (lastFailure != null) {
+                    LOG.log(Level.INFO, "the labelling pass succeeds again");
+                    lastFailure = null;
+                }
                 failures.reset();
                 report(published);
                 if (settings.oneshot()) {
+                    code = 0;
                     break;
                 }
                 if (published.nvmlProblem().isPresent()) {
@@ -158,11 +166,10 @@ public final class DiscoverySupervisor {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            code = 1;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // an OutOfMemoryError too: the images' JVM exits at once on it (-XX:+ExitOnOutOfMemoryError)
             LOG.log(Level.ERROR, "discovery stops on an unexpected error", e);
             status.set(false, "unexpected error: " + e, clock.instant());
-            code = 1;
         } finally {
             try {
                 pass.close();

@@ -151,7 +151,7 @@ class DiscoverySupervisorTest {
 
     @Test
     void oneshotWritesTheFeatureFileOnceAndLeavesIt() throws Exception {
-        Path file = folder.resolve("features.d/gfd");
+        Path file = Files.createDirectory(folder.resolve("features.d")).resolve("gfd");
         DiscoverySettings oneshot = builder(false, true, Optional.of(Duration.ofSeconds(60))).outputFile(file)
                 .sink(dev.kgpu.config.LabelSinkKind.FILE).build();
         LabelingPass pass = new LabelingPass(missingDriver(),
@@ -162,5 +162,22 @@ class DiscoverySupervisorTest {
 
         assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isZero();
         assertThat(Files.readString(file)).isEqualTo(minimal().toFeatureFile());
+    }
+
+    @Test
+    void anErrorInAPassEndsTheRunWithExitCodeOneNeverZero() throws Exception {
+        LabelingPass.NvmlOpener exhausted = () -> {
+            throw new OutOfMemoryError("Java heap space (thrown by the test)");
+        };
+        DiscoverySettings oneshot = settings(false, true, Optional.of(Duration.ofSeconds(60)));
+        PassStatus status = new PassStatus();
+        DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(exhausted, s -> new ScriptedSink(0),
+                CLOCK), status, () -> oneshot, CLOCK);
+
+        supervisor.start(oneshot);
+
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isEqualTo(1);
+        assertThat(status.current().ready()).isFalse();
+        assertThat(status.current().detail()).contains("OutOfMemoryError");
     }
 }
