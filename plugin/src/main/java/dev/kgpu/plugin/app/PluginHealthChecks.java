@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.app;
 
+import dev.kgpu.agent.ProbeLog;
 import dev.kgpu.plugin.dra.DraStatus;
 import dev.kgpu.plugin.lifecycle.PluginStatus;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -16,7 +17,8 @@ import java.util.Optional;
 
 /**
  * Liveness: the supervisor runs and serves every resource (and the DRA driver's sockets, when it runs). Readiness:
- * every resource is registered (and the DRA driver is registered and its ResourceSlices are published).
+ * every resource is registered (and the DRA driver is registered and its ResourceSlices are published). Each
+ * logs its answer when it changes ({@link ProbeLog}), not at every probe.
  */
 public final class PluginHealthChecks {
 
@@ -31,17 +33,24 @@ public final class PluginHealthChecks {
                 .withData("devicesReadable", status.devicesReadable());
         dra.ifPresent(d -> builder.withData("draServing", d.serving()).withData("draRegistered", d.registered())
                 .withData("draSlicesPublished", d.slicesCurrent()).withData("draPreparedClaims", d.preparedClaims()));
-        List<String> problems = new ArrayList<>(status.problems().stream().map(PluginStatus.Problem::message).toList());
-        dra.ifPresent(d -> problems.addAll(d.problems()));
+        String problems = problems(status, dra);
         if (!problems.isEmpty()) {
-            builder.withData("problem", String.join("; ", problems));
+            builder.withData("problem", problems);
         }
         return builder.build();
+    }
+
+    static String problems(PluginStatus status, Optional<DraStatus> dra) {
+        List<String> problems = new ArrayList<>(status.problems().stream().map(PluginStatus.Problem::message).toList());
+        dra.ifPresent(d -> problems.addAll(d.problems()));
+        return String.join("; ", problems);
     }
 
     @Liveness
     @ApplicationScoped
     public static class Live implements HealthCheck {
+        private final ProbeLog log = new ProbeLog("liveness", "device plugin servers");
+
         @Inject
         PluginWiring plugin;
 
@@ -49,13 +58,17 @@ public final class PluginHealthChecks {
         public HealthCheckResponse call() {
             PluginStatus status = plugin.status();
             Optional<DraStatus> dra = plugin.draStatus();
-            return describe("device plugin servers", status.live() && dra.map(DraStatus::live).orElse(true), status, dra);
+            boolean up = status.live() && dra.map(DraStatus::live).orElse(true);
+            log.answered(up, () -> problems(status, dra));
+            return describe("device plugin servers", up, status, dra);
         }
     }
 
     @Readiness
     @ApplicationScoped
     public static class Ready implements HealthCheck {
+        private final ProbeLog log = new ProbeLog("readiness", "registered with the kubelet");
+
         @Inject
         PluginWiring plugin;
 
@@ -63,7 +76,9 @@ public final class PluginHealthChecks {
         public HealthCheckResponse call() {
             PluginStatus status = plugin.status();
             Optional<DraStatus> dra = plugin.draStatus();
-            return describe("registered with the kubelet", status.ready() && dra.map(DraStatus::ready).orElse(true), status, dra);
+            boolean up = status.ready() && dra.map(DraStatus::ready).orElse(true);
+            log.answered(up, () -> problems(status, dra));
+            return describe("registered with the kubelet", up, status, dra);
         }
     }
 }

@@ -81,6 +81,8 @@ public final class PluginSupervisor {
      */
     private boolean kubeletStopped;
     private long retryGeneration;
+    /** Why the devices could not be read at the last try, so that each cause is logged once. */
+    private String lastUnreadable;
 
     /**
      * @param settings  the settings loaded at start
@@ -286,6 +288,10 @@ public final class PluginSupervisor {
             return true;
         }
         settings = candidate;
+        if (lastUnreadable != null) {
+            LOG.log(System.Logger.Level.INFO, "the devices can be read again");
+            lastUnreadable = null;
+        }
         notServing = null;
         retryGeneration++;
         backoff.reset();
@@ -330,7 +336,10 @@ public final class PluginSupervisor {
             fatal.accept(message);
             return;
         }
-        LOG.log(System.Logger.Level.ERROR, "{0}; registering no devices and retrying (failOnInitError is false)", message);
+        // once per cause: a node without a driver for an hour is one line, not one per retry
+        LOG.log(message.equals(lastUnreadable) ? System.Logger.Level.DEBUG : System.Logger.Level.ERROR,
+                "{0}; registering no devices and retrying (failOnInitError is false)", message);
+        lastUnreadable = message;
         scheduleRetry();
     }
 
