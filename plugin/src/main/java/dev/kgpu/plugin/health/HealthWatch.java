@@ -6,6 +6,7 @@ import dev.kgpu.plugin.devices.DeviceSourceException;
 import dev.kgpu.plugin.devices.PhysicalDevice;
 
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -17,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Watches the served devices' health through their device source and reports to the {@link HealthTracker}:
  * <ul>
- *   <li>the source's health events (NVML's XIDs, on NVML's event thread) go straight to the tracker;</li>
+ *   <li>the source's health events (NVML's XIDs, on NVML's event thread) go straight to the tracker; their
+ *       log lines are rate-limited per GPU with counts ({@link XidLog});</li>
  *   <li>when the event watch fails (driver gone), the tracker marks every device Unhealthy and the watch is
  *       closed; a health check that finds NVML answering again starts a new one;</li>
  *   <li>every {@code interval}, on the thread {@value #THREAD_NAME}, a health check probes the devices, so
@@ -35,6 +37,8 @@ public final class HealthWatch implements AutoCloseable {
     private final HealthTracker tracker;
     private final boolean watchEvents;
     private final ScheduledExecutorService timer;
+    private final XidLog xidLog = new XidLog(InstantSource.system(), XidLog.WINDOW,
+            line -> LOG.log(System.Logger.Level.INFO, line));
 
     private final Object lock = new Object();
     // guarded by lock
@@ -136,6 +140,7 @@ public final class HealthWatch implements AutoCloseable {
     }
 
     private void periodicCheck() {
+        xidLog.flush();
         try {
             checkNow();
         } catch (RuntimeException e) {
@@ -153,7 +158,7 @@ public final class HealthWatch implements AutoCloseable {
 
         @Override
         public void xid(String gpuUuid, long xid, OptionalInt gpuInstanceId, OptionalInt computeInstanceId) {
-            LOG.log(System.Logger.Level.INFO, "XID {0} on {1}{2}", Long.toString(xid), gpuUuid, gpuInstanceId.isPresent()
+            xidLog.xid(gpuUuid, xid, gpuInstanceId.isPresent()
                     ? " (GI " + gpuInstanceId.getAsInt() + ", CI " + computeInstanceId.orElse(-1) + ")" : "");
             tracker.onXid(gpuUuid, xid, gpuInstanceId, computeInstanceId);
         }
