@@ -1,5 +1,6 @@
 package dev.kgpu.discovery.publish;
 
+import dev.kgpu.config.BoundedFile;
 import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.discovery.labels.Labels;
 
@@ -8,6 +9,7 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -20,11 +22,18 @@ import java.util.Objects;
  * Writes GFD's feature file for NFD's local source: one {@code key=value} line per label.
  *
  * <p>The file is replaced atomically (a temporary file in the same folder, then a rename), with mode
- * 0644, so NFD never reads half a file. It is left alone when its labels are already right.
+ * 0644, so NFD never reads half a file. It is left alone when its labels are already right. Nothing else
+ * is touched: a folder that does not exist is not created (discovery runs as root, so a mistyped
+ * {@code GFD_OUTPUT_FILE} would create any path), and a path that is not a regular file (a device such as
+ * {@code /dev/zero}, a folder) is never replaced; either fails the pass with one line saying so, as NVIDIA's
+ * GFD fails to write there too.
  */
 public final class FeatureFileSink implements LabelSink {
 
     private static final System.Logger LOG = System.getLogger(FeatureFileSink.class.getName());
+
+    /** Far more than the labels of the largest node (256 GPUs) take; a larger file is not a feature file of GFD's. */
+    static final long MAX_BYTES = 1 << 20;
 
     private final Path file;
     private final boolean removeOnClose;
@@ -49,14 +58,23 @@ public final class FeatureFileSink implements LabelSink {
 
     @Override
     public Outcome publish(Labels labels) throws PublishException {
+        Path folder = file.getParent();
+        if (!Files.isDirectory(folder)) {
+            throw new PublishException.FileFailed("feature file " + file + ": its folder " + folder
+                    + (Files.exists(folder) ? " is not a folder;" : " does not exist;")
+                    + " discovery creates no folders (it runs as root): create it, or mount NFD's features.d there");
+        }
+        if (Files.exists(file, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+                && !Files.isSymbolicLink(file)) {
+            throw new PublishException.FileFailed("feature file " + file + " is not a regular file (a device or a"
+                    + " folder?); discovery replaces only a feature file it can rename over");
+        }
         Labels published = read();
         if (published != null && published.sameIgnoringTimestamp(labels)) {
             return Outcome.UNCHANGED;
         }
-        Path folder = file.getParent();
         Path temporary = null;
         try {
-            Files.createDirectories(folder);
             temporary = Files.createTempFile(folder, "." + file.getFileName() + ".", ".tmp");
             Files.writeString(temporary, labels.toFeatureFile(), StandardCharsets.UTF_8);
             Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
@@ -84,9 +102,9 @@ public final class FeatureFileSink implements LabelSink {
     private Labels read() throws PublishException {
         String text;
         try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            return null;
+            text = new String(BoundedFile.readBytes(file, MAX_BYTES), StandardCharsets.UTF_8);
+        } catch (NoSuchFileException | BoundedFile.TooLargeException e) {
+            return null; // none, or not a feature file of GFD's: replaced
         } catch (IOException e) {
             throw new PublishException.FileFailed("reading feature file " + file, e);
         }

@@ -38,5 +38,10 @@ public abstract sealed class PublishException extends Exception {
         FileFailed(String what, Throwable cause) {
             super(what + " (" + cause + ")", cause);
         }
+
+        /** Refused before anything was written, for {@code reason}. */
+        FileFailed(String reason) {
+            super(reason, null);
+        }
     }
 }

@@ -24,7 +24,7 @@ class FeatureFileSinkTest {
 
     @Test
     void writesGfdsFeatureFileWithMode0644AndNoLeftovers() throws Exception {
-        Path file = folder.resolve("features.d/gfd");
+        Path file = Files.createDirectory(folder.resolve("features.d")).resolve("gfd");
         FeatureFileSink sink = new FeatureFileSink(file, true);
 
         assertThat(sink.publish(labels("1700000000", "Tesla-T4"))).isEqualTo(LabelSink.Outcome.WROTE);
@@ -68,6 +68,29 @@ class FeatureFileSinkTest {
 
         assertThat(kept).exists();
         assertThat(removed).doesNotExist();
+    }
+
+    @Test
+    void aMissingFolderIsNotCreatedButFailsThePassWithOneLine() {
+        Path file = folder.resolve("etc/kubernetes/node-feature-discovery/features.d/gfd");
+        FeatureFileSink sink = new FeatureFileSink(file, true);
+
+        assertThatThrownBy(() -> sink.publish(labels("1", "B")))
+                .isInstanceOf(PublishException.FileFailed.class)
+                .hasMessage("feature file " + file + ": its folder " + file.getParent() + " does not exist; discovery"
+                        + " creates no folders (it runs as root): create it, or mount NFD's features.d there");
+        assertThat(folder.resolve("etc")).doesNotExist();
+    }
+
+    @Test
+    void aPathThatIsNoRegularFileIsNeverReplaced() throws Exception {
+        Path taken = Files.createDirectory(folder.resolve("gfd"));
+        FeatureFileSink sink = new FeatureFileSink(taken, true);
+
+        assertThatThrownBy(() -> sink.publish(labels("1", "B")))
+                .isInstanceOf(PublishException.FileFailed.class)
+                .hasMessageContaining("is not a regular file");
+        assertThat(taken).isDirectory();
     }
 
     @Test
