@@ -33,6 +33,10 @@ void mockNvmlClearFailures(void);
 /* Back to the profile from the environment, failures cleared, walk as the profile/environment says. */
 void mockNvmlReset(void);
 
+/* Parses one events-file line (without its newline) as the events file is read, delivering nothing: 1 an event,
+ * 0 a blank or comment line, -1 a line that would be skipped (why in mockNvmlLastError). For tests of the parser. */
+int mockNvmlParseEventLine(const char *line);
+
 #ifdef __cplusplus
 }
 #endif

@@ -751,6 +751,25 @@ int mockNvmlInjectXid(const char *uuid, unsigned long long xid) {
     return inject(uuid, nvmlEventTypeXidCriticalError, xid, 0, "mockNvmlInjectXid");
 }
 
+int mockNvmlParseEventLine(const char *line) {
+    if (line == NULL) {
+        lock_state();
+        mock_set_error("mockNvmlParseEventLine: the line was NULL");
+        unlock_state();
+        return -1;
+    }
+    mock_event e;
+    int is_double;
+    char why[200];
+    int rc = events_parse_line(line, &e, &is_double, why, sizeof why);
+    if (rc < 0) {
+        lock_state();
+        mock_set_error("mockNvmlParseEventLine: %s", why);
+        unlock_state();
+    }
+    return rc;
+}
+
 int mockNvmlInjectEcc(const char *uuid, int doubleBit) {
     return inject(uuid, doubleBit ? nvmlEventTypeDoubleBitEccError : nvmlEventTypeSingleBitEccError, 0,
                   doubleBit != 0, "mockNvmlInjectEcc");

@@ -68,19 +68,24 @@ static off_t file_size(const char *path) {
 
 /* ---- parsing -------------------------------------------------------------------------------------------- */
 
+/* The next blank-separated field of *p into out: 1, 0 at the end of the line or a comment, -1 when the field does
+ * not fit in out (it is never cut short, which could make "0000...05" read as 0). */
 static int next_token(const char **p, char *out, size_t size) {
     while (**p == ' ' || **p == '\t' || **p == '\r') {
         (*p)++;
     }
     size_t n = 0;
+    int fits = 1;
     while (**p != '\0' && **p != ' ' && **p != '\t' && **p != '\r' && **p != '#') {
         if (n + 1 < size) {
             out[n++] = **p;
+        } else {
+            fits = 0;
         }
         (*p)++;
     }
     out[n] = '\0';
-    return n > 0;
+    return n == 0 ? 0 : fits ? 1 : -1;
 }
 
 /* 1: an event (out filled), 0: blank/comment, -1: malformed (why filled). out->uuid is the line's UUID. */
@@ -89,19 +94,26 @@ int events_parse_line(const char *line, mock_event *out, int *is_double, char *w
     char kind[16], uuid[MOCK_UUID_LEN], arg[64], extra[8];
     memset(out, 0, sizeof *out);
     *is_double = 0;
-    if (!next_token(&p, kind, sizeof kind)) {
+    int k = next_token(&p, kind, sizeof kind);
+    if (k == 0) {
         return 0;
     }
-    if (!next_token(&p, uuid, sizeof uuid) || !next_token(&p, arg, sizeof arg)) {
+    int u = next_token(&p, uuid, sizeof uuid);
+    int a = u == 0 ? 0 : next_token(&p, arg, sizeof arg);
+    if (k < 0 || u < 0 || a < 0) {
+        snprintf(why, why_size, "has a field longer than any 'xid <uuid> <code>' or 'ecc <uuid> sbe|dbe' holds");
+        return -1;
+    }
+    if (u == 0 || a == 0) {
         snprintf(why, why_size, "expected 'xid <uuid> <code>' or 'ecc <uuid> sbe|dbe'");
         return -1;
     }
-    if (next_token(&p, extra, sizeof extra)) {
+    if (next_token(&p, extra, sizeof extra) != 0) {
         snprintf(why, why_size, "has more than three fields");
         return -1;
     }
     if (!profile_valid_uuid(uuid, "GPU") && !profile_valid_uuid(uuid, "MIG")) {
-        snprintf(why, why_size, "the uuid '%s' is not GPU-/MIG-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", uuid);
+        snprintf(why, why_size, "the uuid '%.60s' is not GPU-/MIG-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", uuid);
         return -1;
     }
     snprintf(out->uuid, sizeof out->uuid, "%s", uuid);
@@ -109,7 +121,7 @@ int events_parse_line(const char *line, mock_event *out, int *is_double, char *w
         char *end;
         errno = 0;
         unsigned long long code = strtoull(arg, &end, 0);
-        if (errno != 0 || *end != '\0' || arg[0] == '-') {
+        if (errno != 0 || *end != '\0' || arg[0] == '-' || end == arg) {
             snprintf(why, why_size, "the xid '%s' is not a non-negative number", arg);
             return -1;
         }

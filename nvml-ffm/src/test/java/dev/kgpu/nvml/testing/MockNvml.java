@@ -59,6 +59,7 @@ public final class MockNvml {
     private final MethodHandle failNext;
     private final MethodHandle clearFailures;
     private final MethodHandle reset;
+    private final MethodHandle parseEventLine;
 
     private MockNvml(Path library) {
         this.library = library;
@@ -75,6 +76,7 @@ public final class MockNvml {
         this.failNext = handle(symbols, "mockNvmlFailNext", FunctionDescriptor.of(cInt, pointer, cInt, cInt));
         this.clearFailures = handle(symbols, "mockNvmlClearFailures", FunctionDescriptor.ofVoid());
         this.reset = handle(symbols, "mockNvmlReset", FunctionDescriptor.ofVoid());
+        this.parseEventLine = handle(symbols, "mockNvmlParseEventLine", FunctionDescriptor.of(cInt, pointer));
     }
 
     private static MethodHandle handle(SymbolLookup symbols, String name, FunctionDescriptor descriptor) {
@@ -242,6 +244,20 @@ public final class MockNvml {
     public void reset() {
         try {
             reset.invokeExact();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Parses one events-file line (no line break) with the mock's own parser, delivering nothing: 1 an event,
+     * 0 a blank or comment line, -1 a line the mock would skip ({@link #lastError()} says why).
+     */
+    public int parseEventLine(String line) {
+        try (Arena arena = Arena.ofConfined()) {
+            return (int) parseEventLine.invokeExact(arena.allocateFrom(line));
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {
