@@ -64,7 +64,11 @@ public final class GoDuration {
                 i++;
             }
             boolean hasInteger = i > start;
-            BigInteger whole = hasInteger ? new BigInteger(s.substring(start, i)) : BigInteger.ZERO;
+            String digits = s.substring(start, i).replaceFirst("^0+(?=.)", "");
+            if (digits.length() > 19) {
+                throw invalid(text); // more than 2^63 nanoseconds of any unit, as Go's overflow check finds
+            }
+            BigInteger whole = hasInteger ? new BigInteger(digits) : BigInteger.ZERO;
             BigInteger fraction = BigInteger.ZERO;
             BigInteger scale = BigInteger.ONE;
             boolean hasFraction = false;
@@ -76,8 +80,10 @@ public final class GoDuration {
                 }
                 hasFraction = i > fractionStart;
                 if (hasFraction) {
-                    fraction = new BigInteger(s.substring(fractionStart, i));
-                    scale = BigInteger.TEN.pow(i - fractionStart);
+                    // as Go, which stops taking fraction digits once they would overflow: at most 19 count
+                    int end = Math.min(i, fractionStart + 19);
+                    fraction = new BigInteger(s.substring(fractionStart, end));
+                    scale = BigInteger.TEN.pow(end - fractionStart);
                 }
             }
             if (!hasInteger && !hasFraction) {
