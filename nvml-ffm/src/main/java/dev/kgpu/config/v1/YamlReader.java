@@ -58,6 +58,12 @@ public final class YamlReader {
     /** Fewer than any alias bomb needs; NVIDIA's configs use none. */
     private static final int MAX_ALIASES = 50;
 
+    /**
+     * No line of a config file comes near this; SnakeYAML's time grows faster than linearly with the length of
+     * one scalar (a 2 MiB value on one line took 5 s), so longer lines are refused before parsing.
+     */
+    static final int MAX_LINE_CHARS = 64 << 10;
+
     private final String yaml;
     private final String origin;
 
@@ -82,6 +88,7 @@ public final class YamlReader {
         options.setProcessComments(false);
         Yaml parser = new Yaml(options);
         try {
+            checkLineLengths(yaml, origin);
             checkExpandedSize(parser, yaml, origin);
             Iterator<Node> documents = parser.composeAll(new StringReader(yaml)).iterator();
             if (!documents.hasNext()) {
@@ -208,6 +215,23 @@ public final class YamlReader {
         String[] lines = yaml.split("\n", -1);
         String line = mark.getLine() < lines.length ? lines[mark.getLine()].strip() : "";
         return "line " + (mark.getLine() + 1) + ", column " + (mark.getColumn() + 1) + ": " + line;
+    }
+
+    private static void checkLineLengths(String yaml, String origin) {
+        int line = 1;
+        int start = 0;
+        for (int i = 0; i <= yaml.length(); i++) {
+            if (i == yaml.length() || yaml.charAt(i) == '\n') {
+                if (i - start > MAX_LINE_CHARS) {
+                    throw new InvalidConfigException(new ValidationFailure(origin,
+                            "line " + line + ": " + yaml.substring(start, start + 60),
+                            "has a line of " + (i - start) + " characters, more than the " + MAX_LINE_CHARS
+                                    + " any config file needs"));
+                }
+                line++;
+                start = i + 1;
+            }
+        }
     }
 
     /** {@code line 2, column 7: <that line>} for the character at {@code index} of {@code yaml}. */
