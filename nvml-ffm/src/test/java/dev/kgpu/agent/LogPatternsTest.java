@@ -28,6 +28,7 @@ class LogPatternsTest {
                                 + "is gone, it''s {1}", a, f(a, "x"));
                         LOG.log(Level.WARNING, "it's '{0}' with no parameters");
                         LOG.log(Level.WARNING, "failed", e);
+                        LOG.log(Level.INFO, "listening on :{0,number,#}/metrics, {1,number} series", 9400, 1234567);
                         LOG.log(Level.WARNING, () -> "it's %s".formatted(a));
                     }
                 }

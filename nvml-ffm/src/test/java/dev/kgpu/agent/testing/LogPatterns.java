@@ -25,7 +25,7 @@ import java.util.stream.Stream;
 public final class LogPatterns {
 
     private static final Pattern CALL = Pattern.compile("\\bLOG\\.log\\(");
-    private static final Pattern PLACEHOLDER = Pattern.compile("\\{(\\d+)");
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{(\\d+)\\s*(?:,\\s*(\\w+))?");
     private static final Pattern PRINTF = Pattern.compile("%[sdfx]");
     private static final Pattern LITERALS = Pattern.compile("\\s*\"(?:[^\"\\\\]|\\\\.)*\"(\\s*\\+\\s*\"(?:[^\"\\\\]|\\\\.)*\")*\\s*");
 
@@ -66,6 +66,12 @@ public final class LogPatterns {
         for (int i = 0; i < markers.length; i++) {
             markers[i] = "\u0001" + i + "\u0001";
         }
+        Matcher typed = PLACEHOLDER.matcher(pattern);
+        while (typed.find()) {
+            if (typed.group(2) != null) { // {1,number,#}: a number it can format, found below without grouping
+                markers[Integer.parseInt(typed.group(1))] = 7_770_000L + Integer.parseInt(typed.group(1));
+            }
+        }
         String printed;
         try {
             printed = new MessageFormat(pattern).format(markers);
@@ -74,7 +80,7 @@ public final class LogPatterns {
         }
         Matcher placeholder = PLACEHOLDER.matcher(pattern);
         while (placeholder.find()) {
-            if (!printed.contains((String) markers[Integer.parseInt(placeholder.group(1))])) {
+            if (!printed.replaceAll("[,.\u00a0\u202f]", "").contains(markers[Integer.parseInt(placeholder.group(1))].toString())) {
                 return java.util.Optional.of("'" + pattern + "' never prints {" + placeholder.group(1)
                         + "}: a single quote hides it (write two: '')");
             }
