@@ -76,12 +76,12 @@ class ValidatorMainTest {
     }
 
     @Test
-    @Launch(value = {"--sleep-interval-seconds", "soon", "--component", "plugin"}, exitCode = 1)
+    @Launch(value = {"--sleep-interval-seconds", "soon", "--with-wait=maybe"}, exitCode = 1)
     void badSettingsExitOneWithOneLineNamingEachField(LaunchResult result) {
         assertThat((result.getOutput() + "\n" + result.getErrorOutput()).lines()
                 .filter(line -> line.startsWith("kgpu-validator: invalid configuration: "))).singleElement().asString()
                 .contains("--sleep-interval-seconds was 'soon' but it must be a whole number of seconds",
-                        "NODE_NAME was '' but it must name this node");
+                        "--with-wait was 'maybe' but it must be a boolean");
         assertThat(verdicts(result)).isEmpty();
     }
 }

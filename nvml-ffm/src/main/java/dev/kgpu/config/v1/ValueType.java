@@ -453,7 +453,8 @@ public abstract class ValueType<T> {
      */
     public static ValueType<Integer> wholeNumber(int min, int max, String unit) {
         String of = unit.isEmpty() ? "" : " of " + unit;
-        String reason = max == Integer.MAX_VALUE && min == 1 ? "must be a positive whole number" + of
+        String reason = max == Integer.MAX_VALUE && min == Integer.MIN_VALUE ? "must be a whole number" + of
+                : max == Integer.MAX_VALUE && min == 1 ? "must be a positive whole number" + of
                 : max == Integer.MAX_VALUE ? "must be a whole number" + of + ", at least " + min
                 : "must be a whole number" + of + " from " + min + " to " + max;
         return new StringType<Integer>("int") {
