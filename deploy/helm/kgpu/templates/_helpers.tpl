@@ -84,20 +84,21 @@ seccompProfile:
 {{/*
 Probes of an agent's health endpoints (Quarkus SmallRye Health): started = live answers (the JVM and the
 agent's supervisor run; up to 2 minutes for a first start on a busy node), live and ready after that.
+"scheme" HTTPS when the agent serves TLS (the kubelet then does not verify its certificate).
 */}}
 {{- define "kgpu.probes" -}}
 startupProbe:
-  httpGet: {path: {{ .live | default "/q/health/live" }}, port: {{ .port }}}
+  httpGet: {path: {{ .live | default "/q/health/live" }}, port: {{ .port }}{{ with .scheme }}, scheme: {{ . }}{{ end }}}
   periodSeconds: 2
   timeoutSeconds: 2
   failureThreshold: 60
 livenessProbe:
-  httpGet: {path: {{ .live | default "/q/health/live" }}, port: {{ .port }}}
+  httpGet: {path: {{ .live | default "/q/health/live" }}, port: {{ .port }}{{ with .scheme }}, scheme: {{ . }}{{ end }}}
   periodSeconds: 10
   timeoutSeconds: 2
   failureThreshold: 3
 readinessProbe:
-  httpGet: {path: /q/health/ready, port: {{ .port }}}
+  httpGet: {path: /q/health/ready, port: {{ .port }}{{ with .scheme }}, scheme: {{ . }}{{ end }}}
   periodSeconds: {{ .readyPeriod | default 10 }}
   timeoutSeconds: 2
 {{- end -}}

@@ -5,6 +5,7 @@ import com.marcnuri.helm.LintResult;
 import com.marcnuri.helm.TemplateCommand;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,6 +23,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -28,6 +33,8 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The Helm chart (deploy/helm/kgpu), linted strictly and rendered with Helm's own code (helm-java): with the
@@ -128,6 +135,16 @@ class ChartTest {
                         union(WRITES, DRA_WRITES), Set.of("kgpu-discovery/discovery")),
                 new Scenario("the validator through a DRA claim", "{draDriver: {enabled: true}, validator: {pluginDeviceClass: gpu.nvidia.com}}",
                         DRIVER_VALIDATION, union(WRITES, DRA_WRITES), Set.of("kgpu-discovery/discovery")),
+                new Scenario("the exporter over TLS", "{dcgmExporter: {tlsServerConfig: {enabled: true,"
+                        + " clientAuthType: VerifyClientCertIfGiven}, serviceMonitor: {enabled: true}}}",
+                        DRIVER_VALIDATION, WRITES, Set.of("kgpu-discovery/discovery")),
+                new Scenario("the exporter with basic auth", "{dcgmExporter: {basicAuth: {users: {prometheus: secret}}}}",
+                        DRIVER_VALIDATION, WRITES, Set.of("kgpu-discovery/discovery")),
+                new Scenario("the exporter over TLS with basic auth and a Secret of the user's", "{dcgmExporter: {tlsServerConfig:"
+                        + " {enabled: true, existingSecret: exporter-cert}, basicAuth: {users: {prometheus: secret}},"
+                        + " serviceMonitor: {enabled: true, basicAuth: {username: {name: scrape, key: user},"
+                        + " password: {name: scrape, key: password}}}}}",
+                        DRIVER_VALIDATION, WRITES, Set.of("kgpu-discovery/discovery")),
                 new Scenario("the DRA driver alone", "{devicePlugin: {enabled: false}, draDriver: {enabled: true},"
                         + " gfd: {enabled: false}, dcgmExporter: {enabled: false}, validator: {enabled: false}}",
                         Set.of(), DRA_WRITES, Set.of()));
@@ -299,6 +316,139 @@ class ChartTest {
                 .extracting(e -> e.getValue()).isEqualTo("-Xmx96m -Xlog:gc");
         assertThat(daemonSet(render("{}"), "kgpu-exporter").getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv())
                 .noneMatch(e -> e.getName().equals("_JAVA_OPTIONS"));
+    }
+
+    @Test
+    void theExportersWebConfigIsOffByDefault() throws IOException {
+        List<HasMetadata> objects = render("{dcgmExporter: {serviceMonitor: {enabled: true}}}");
+        Container exporter = exporter(objects);
+        assertThat(objects).noneMatch(Secret.class::isInstance);
+        assertThat(exporter.getEnv()).noneMatch(e -> e.getName().equals("DCGM_EXPORTER_WEB_CONFIG_FILE"));
+        assertThat(exporter.getVolumeMounts()).extracting(m -> m.getMountPath())
+                .noneMatch(p -> p.startsWith("/etc/dcgm-exporter/tls") || p.startsWith("/etc/dcgm-exporter/web-config"));
+        assertThat(probeSchemes(exporter)).containsOnlyNulls();
+        ServiceMonitor monitor = serviceMonitor(objects);
+        assertThat(monitor.getSpec().getEndpoints().getFirst().getScheme()).isNull();
+        assertThat(monitor.getSpec().getEndpoints().getFirst().getTlsConfig()).isNull();
+    }
+
+    @Test
+    void servesTlsFromAGeneratedSecretWithHttpsProbesAndScrapes() throws IOException, java.security.GeneralSecurityException {
+        List<HasMetadata> objects = render("{dcgmExporter: {tlsServerConfig: {enabled: true, clientAuthType: VerifyClientCertIfGiven},"
+                + " serviceMonitor: {enabled: true}}}");
+        Container exporter = exporter(objects);
+
+        assertThat(exporter.getEnv()).filteredOn(e -> e.getName().equals("DCGM_EXPORTER_WEB_CONFIG_FILE")).singleElement()
+                .extracting(e -> e.getValue()).isEqualTo("/etc/dcgm-exporter/web-config.yaml");
+        assertThat(exporter.getVolumeMounts()).filteredOn(m -> m.getMountPath().startsWith("/etc/dcgm-exporter/"))
+                .extracting(m -> m.getName() + ":" + m.getMountPath() + ":" + m.getSubPath() + ":" + m.getReadOnly())
+                .containsExactlyInAnyOrder("tls:/etc/dcgm-exporter/tls:null:true",
+                        "web-config:/etc/dcgm-exporter/web-config.yaml:web-config.yaml:true");
+        assertThat(secretVolumes(objects)).containsExactlyInAnyOrder("tls=kgpu-exporter-tls", "web-config=kgpu-exporter-web-config");
+        assertThat(probeSchemes(exporter)).containsExactly("HTTPS", "HTTPS", "HTTPS");
+
+        assertThat(webConfig(objects)).isEqualTo("""
+                tls_server_config:
+                  cert_file: "/etc/dcgm-exporter/tls/tls.crt"
+                  key_file: "/etc/dcgm-exporter/tls/tls.key"
+                  client_auth_type: VerifyClientCertIfGiven
+                  client_ca_file: "/etc/dcgm-exporter/tls/ca.crt"
+                """);
+        // a self-signed certificate for the Service's names, signed by the CA that comes with it
+        Secret tls = secret(objects, "kgpu-exporter-tls");
+        assertThat(tls.getData()).containsOnlyKeys("tls.crt", "tls.key", "ca.crt");
+        X509Certificate cert = certificate(tls.getData().get("tls.crt"));
+        X509Certificate ca = certificate(tls.getData().get("ca.crt"));
+        assertThat(cert.getSubjectAlternativeNames()).extracting(n -> String.valueOf(n.get(1)))
+                .contains("kgpu-exporter", "kgpu-exporter.kgpu.svc");
+        assertThat(cert.getIssuerX500Principal()).isEqualTo(ca.getSubjectX500Principal());
+        assertThatCode(() -> cert.verify(ca.getPublicKey())).doesNotThrowAnyException();
+
+        var endpoint = serviceMonitor(objects).getSpec().getEndpoints().getFirst();
+        assertThat(endpoint.getScheme()).isEqualTo("https");
+        assertThat(endpoint.getTlsConfig().getCa().getSecret().getName()).isEqualTo("kgpu-exporter-tls");
+        assertThat(endpoint.getTlsConfig().getCa().getSecret().getKey()).isEqualTo("ca.crt");
+        assertThat(endpoint.getTlsConfig().getServerName()).isEqualTo("kgpu-exporter.kgpu.svc");
+    }
+
+    @Test
+    void servesTheUsersCertificateFromTheirSecretOrTheirValues() throws IOException {
+        List<HasMetadata> theirs = render("{dcgmExporter: {tlsServerConfig: {enabled: true, existingSecret: exporter-cert,"
+                + " certFilename: cert.pem, keyFilename: key.pem}, serviceMonitor: {enabled: true, tlsConfig: {insecureSkipVerify: true}}}}");
+        assertThat(theirs).filteredOn(Secret.class::isInstance).extracting(o -> o.getMetadata().getName())
+                .containsExactly("kgpu-exporter-web-config");
+        assertThat(secretVolumes(theirs)).contains("tls=exporter-cert");
+        assertThat(webConfig(theirs)).contains("cert_file: \"/etc/dcgm-exporter/tls/cert.pem\"",
+                "key_file: \"/etc/dcgm-exporter/tls/key.pem\"").doesNotContain("client_");
+        var endpoint = serviceMonitor(theirs).getSpec().getEndpoints().getFirst();
+        assertThat(endpoint.getTlsConfig().getInsecureSkipVerify()).isTrue();
+        assertThat(endpoint.getTlsConfig().getCa()).isNull();
+
+        List<HasMetadata> values = render("{dcgmExporter: {tlsServerConfig: {enabled: true, cert: CERT, key: KEY}}}");
+        assertThat(secret(values, "kgpu-exporter-tls").getData()).containsOnlyKeys("tls.crt", "tls.key")
+                .containsEntry("tls.crt", Base64.getEncoder().encodeToString("CERT".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void checksBasicAuthWithBcryptHashesAndLeavesTheProbesOnHttp() throws IOException {
+        List<HasMetadata> objects = render("{dcgmExporter: {basicAuth: {users: {prometheus: s3cret, grafana: other}}}}");
+        Container exporter = exporter(objects);
+        assertThat(objects).filteredOn(Secret.class::isInstance).extracting(o -> o.getMetadata().getName())
+                .containsExactly("kgpu-exporter-web-config");
+        assertThat(exporter.getEnv()).anyMatch(e -> e.getName().equals("DCGM_EXPORTER_WEB_CONFIG_FILE"));
+        assertThat(probeSchemes(exporter)).containsOnlyNulls();
+        String webConfig = webConfig(objects);
+        assertThat(webConfig).startsWith("basic_auth_users:\n").doesNotContain("s3cret", "tls_server_config");
+        assertThat(webConfig.lines().skip(1)).hasSize(2).allMatch(l -> l.matches(
+                "  \"(grafana|prometheus)\": \"\\$2a\\$10\\$[./A-Za-z0-9]{53}\""), "a bcrypt hash per user");
+    }
+
+    @Test
+    void refusesClientCertificatesTheProbesCannotSendInOneLine() {
+        assertThat(catchThrowable(() -> render("{dcgmExporter: {tlsServerConfig: {enabled: true, clientAuthType: RequireAndVerifyClientCert}}}")))
+                .hasMessageContaining("dcgmExporter.tlsServerConfig.clientAuthType was 'RequireAndVerifyClientCert' but it would fail"
+                        + " every probe: the kubelet sends no client certificate");
+        assertThat(catchThrowable(() -> render("{dcgmExporter: {tlsServerConfig: {enabled: true, clientAuthType: RequireAnyClientCert}}}")))
+                .hasMessageContaining("dcgmExporter.tlsServerConfig.clientAuthType was 'RequireAnyClientCert' but it must be");
+        assertThat(catchThrowable(() -> render("{dcgmExporter: {tlsServerConfig: {enabled: true, autoGenerated: false}}}")))
+                .hasMessageContaining("dcgmExporter.tlsServerConfig.cert was '' but it is required");
+    }
+
+    private static Container exporter(List<HasMetadata> objects) {
+        return daemonSet(objects, "kgpu-exporter").getSpec().getTemplate().getSpec().getContainers().getFirst();
+    }
+
+    /** The startup, liveness and readiness probes' schemes (null: HTTP). */
+    private static List<String> probeSchemes(Container container) {
+        return java.util.Arrays.asList(container.getStartupProbe().getHttpGet().getScheme(),
+                container.getLivenessProbe().getHttpGet().getScheme(), container.getReadinessProbe().getHttpGet().getScheme());
+    }
+
+    private static List<String> secretVolumes(List<HasMetadata> objects) {
+        return daemonSet(objects, "kgpu-exporter").getSpec().getTemplate().getSpec().getVolumes().stream()
+                .filter(v -> v.getSecret() != null).map(v -> v.getName() + "=" + v.getSecret().getSecretName()).toList();
+    }
+
+    private static Secret secret(List<HasMetadata> objects, String name) {
+        return objects.stream().filter(Secret.class::isInstance).map(Secret.class::cast)
+                .filter(o -> o.getMetadata().getName().equals(name)).findFirst().orElseThrow(() -> new AssertionError("no Secret " + name));
+    }
+
+    private static String webConfig(List<HasMetadata> objects) {
+        return secret(objects, "kgpu-exporter-web-config").getStringData().get("web-config.yaml");
+    }
+
+    private static ServiceMonitor serviceMonitor(List<HasMetadata> objects) {
+        return objects.stream().filter(ServiceMonitor.class::isInstance).map(ServiceMonitor.class::cast).findFirst().orElseThrow();
+    }
+
+    private static X509Certificate certificate(String base64) throws IOException {
+        try {
+            return (X509Certificate) CertificateFactory.getInstance("X.509")
+                    .generateCertificate(new java.io.ByteArrayInputStream(Base64.getDecoder().decode(base64)));
+        } catch (java.security.cert.CertificateException e) {
+            throw new IOException(e);
+        }
     }
 
     private List<HasMetadata> render(String values) throws IOException {

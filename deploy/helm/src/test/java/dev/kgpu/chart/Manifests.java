@@ -143,6 +143,6 @@ final class Manifests {
 
     /** Kinds the chart may render; anything else would not be installed the way the tests expect. */
     static final Set<String> KINDS = Set.of("ServiceAccount", "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Role",
-            "RoleBinding", "DaemonSet", "Service", "ServiceMonitor", "Namespace", "DeviceClass", "ValidatingAdmissionPolicy",
+            "RoleBinding", "DaemonSet", "Service", "ServiceMonitor", "Secret", "Namespace", "DeviceClass", "ValidatingAdmissionPolicy",
             "ValidatingAdmissionPolicyBinding");
 }
