@@ -1,6 +1,7 @@
 package dev.kgpu.agent;
 
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /**
  * SIGHUP, which asks an agent to reload its configuration (NVIDIA's config-manager sidecar sends it after
@@ -24,12 +25,19 @@ public final class HangupSignal {
     /**
      * Runs {@code action} on every SIGHUP from now on.
      *
-     * @return false when this JVM cannot handle SIGHUP (it is reserved, e.g. with {@code -Xrs}); a warning
+     * @return false when this JVM cannot handle SIGHUP (it is reserved, e.g. with {@code -Xrs}, or the process
+     *         started with it ignored, e.g. under {@code nohup}); a warning
      *         is logged and the agent runs on without reloading on SIGHUP
      */
     public static boolean relayTo(Runnable action) {
         try {
-            Signal.handle(new Signal("HUP"), signal -> action.run());
+            SignalHandler before = Signal.handle(new Signal("HUP"), signal -> action.run());
+            if (before == SignalHandler.SIG_IGN) {
+                // the process started with SIGHUP ignored (nohup): the JVM then installs no handler for it
+                LOG.log(System.Logger.Level.WARNING, "SIGHUP is ignored by this process (started under nohup?);"
+                        + " reload by restarting the agent");
+                return false;
+            }
             return true;
         } catch (IllegalArgumentException e) {
             LOG.log(System.Logger.Level.WARNING, "SIGHUP cannot be handled here ({0}); reload by restarting the agent",
