@@ -58,7 +58,10 @@
 #include <unistd.h>
 
 static int checks, failures;
-static double slack = 1; /* MOCK_NVML_SELFTEST_SLACK: time limits are multiplied by it (valgrind) */
+/* MOCK_NVML_SELFTEST_SLACK multiplies every time limit (valgrind: more). The limits only tell a wake-up by the event
+ * from one by a timeout or a poll, on a machine as loaded as CI's: 10x the quiet-machine figures. How fast the mock
+ * delivers is measured by the benchmarks, never asserted here. */
+static double slack = 10;
 static char tmpdir[256];
 static char events_path[300];
 static const char *profile_dir; /* nvml-ffm/mock/profiles (argv[1]/profiles) */
@@ -1048,7 +1051,7 @@ static void test_reload(void) {
     CHECK(t == 40, "temperature before reload %u", t);
     write_file(path, mini("false", "34359738368", "55", ""));
     double start = now_ms();
-    while (now_ms() - start < 3000 && t != 55) {
+    while (now_ms() - start < 1000 * slack && t != 55) {
         sleep_ms(10);
         OK(nvmlDeviceGetTemperature(d, NVML_TEMPERATURE_GPU, &t));
     }
