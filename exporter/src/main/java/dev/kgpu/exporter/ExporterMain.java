@@ -1,14 +1,17 @@
 package dev.kgpu.exporter;
 
-import dev.kgpu.config.ConfigException;
+import dev.kgpu.agent.Startup;
 import dev.kgpu.config.ConfigLoader;
 import dev.kgpu.exporter.app.Exporter;
 import dev.kgpu.exporter.config.ExporterConfig;
 import dev.kgpu.exporter.http.HttpServerSettings;
+import io.quarkus.runtime.ApplicationLifecycleManager;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
 import jakarta.inject.Inject;
+
+import java.util.function.Function;
 
 /**
  * The exporter's one entry point. Its lifecycle:
@@ -32,13 +35,20 @@ public final class ExporterMain implements QuarkusApplication {
     Exporter exporter;
 
     public static void main(String... args) {
-        try {
-            settings = ExporterConfig.load(args, ConfigLoader::processEnvironment);
-        } catch (ConfigException e) {
-            System.exit(e.report(ExporterConfig.NAME));
+        switch (load(args, ConfigLoader::processEnvironment)) {
+            case Startup.Exit<ExporterConfig> exit ->
+                    ApplicationLifecycleManager.getDefaultExitCodeHandler().accept(exit.print(System.out, System.err), null);
+            case Startup.Run<ExporterConfig>(ExporterConfig read) -> {
+                settings = read;
+                HttpServerSettings.apply(read);
+                Quarkus.run(ExporterMain.class, args);
+            }
         }
-        HttpServerSettings.apply(settings);
-        Quarkus.run(ExporterMain.class, args);
+    }
+
+    /** Reads every flag and variable and the counters file: the settings to run with, or the line to end with. */
+    public static Startup<ExporterConfig> load(String[] args, Function<String, String> environment) {
+        return Startup.load(ExporterConfig.NAME, () -> ExporterConfig.load(args, environment));
     }
 
     @Override
