@@ -32,12 +32,12 @@ mkdir -p "$out"
 if [ ! -f exporter/target/quarkus-app/quarkus-run.jar ] || [ ! -d exporter/target/test-classes ]; then
   ./mvnw -B -q -pl exporter -am package -DskipTests
 fi
-lib="$root/nvml-ffm/target/mock/libnvidia-ml.so.1"
-[ -f "$lib" ] || ./mvnw -B -q -pl nvml-ffm generate-resources
+lib="$root/nvml-ffm/nvml/target/mock/libnvidia-ml.so.1"
+[ -f "$lib" ] || ./mvnw -B -q -pl nvml-ffm/nvml generate-resources
 cp="exporter/target/test-classes:$(ls exporter/target/quarkus-app/app/*.jar | tr '\n' ':')$(ls exporter/target/quarkus-app/lib/main/*.jar | tr '\n' ':')"
 
 # the 64-GPU node: large-256's H100s, 64 of them
-python3 - "$root/nvml-ffm/mock/profiles/large-256.json" "$out/h100-64.json" <<'PY'
+python3 - "$root/nvml-ffm/nvml/mock/profiles/large-256.json" "$out/h100-64.json" <<'PY'
 import json, sys
 profile = json.load(open(sys.argv[1]))
 profile["gpus"][0]["repeat"] = 64

@@ -94,7 +94,7 @@ public final class SimulatedNode implements AutoCloseable {
      */
     public static SimulatedNode boot(SimulatorOptions options, Map<String, String> environment, PrintStream progress) {
         Path root = options.root();
-        Path mockLibrary = root.resolve("nvml-ffm/target/mock/libnvidia-ml.so.1");
+        Path mockLibrary = root.resolve("nvml-ffm/nvml/target/mock/libnvidia-ml.so.1");
         if (!Files.isRegularFile(mockLibrary)) {
             throw new SimulatorException.NotBuilt("the mock NVML is not built (" + root.relativize(mockLibrary)
                     + " is missing): run ./mvnw -B -DskipTests package first (it needs gcc)");

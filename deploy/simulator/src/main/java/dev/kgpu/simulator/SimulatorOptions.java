@@ -180,13 +180,13 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
             Optional<Path> found = findRoot(workingDirectory);
             if (found.isEmpty()) {
                 problems.add("--root was '' but it must name the kgpu checkout: no folder above " + workingDirectory
-                        + " holds pom.xml and nvml-ffm/mock (run from the checkout or pass --root)");
+                        + " holds pom.xml and nvml-ffm/nvml/mock (run from the checkout or pass --root)");
             }
             return found.orElse(null);
         }
         Path root = workingDirectory.resolve(given.get()).normalize();
-        if (!Files.isRegularFile(root.resolve("pom.xml")) || !Files.isDirectory(root.resolve("nvml-ffm/mock"))) {
-            problems.add("--root was '" + given.get() + "' but it must be the kgpu checkout (pom.xml and nvml-ffm/mock in it)");
+        if (!Files.isRegularFile(root.resolve("pom.xml")) || !Files.isDirectory(root.resolve("nvml-ffm/nvml/mock"))) {
+            problems.add("--root was '" + given.get() + "' but it must be the kgpu checkout (pom.xml and nvml-ffm/nvml/mock in it)");
             return null;
         }
         return root;
@@ -224,10 +224,10 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
         return flags;
     }
 
-    /** The checkout: the nearest folder at or above {@code start} with pom.xml and nvml-ffm/mock. */
+    /** The checkout: the nearest folder at or above {@code start} with pom.xml and nvml-ffm/nvml/mock. */
     static Optional<Path> findRoot(Path start) {
         for (Path dir = start.toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            if (Files.isRegularFile(dir.resolve("pom.xml")) && Files.isDirectory(dir.resolve("nvml-ffm/mock"))) {
+            if (Files.isRegularFile(dir.resolve("pom.xml")) && Files.isDirectory(dir.resolve("nvml-ffm/nvml/mock"))) {
                 return Optional.of(dir);
             }
         }
@@ -235,7 +235,7 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
     }
 
     private static Path profileFile(String profile, Path root, Path workingDirectory, List<String> problems) {
-        Path profiles = root.resolve("nvml-ffm/mock/profiles");
+        Path profiles = root.resolve("nvml-ffm/nvml/mock/profiles");
         if (profile.contains("/") || profile.endsWith(".json")) {
             Path file = workingDirectory.resolve(profile).normalize();
             if (!Files.isRegularFile(file)) {

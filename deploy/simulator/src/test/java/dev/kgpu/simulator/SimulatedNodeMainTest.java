@@ -45,8 +45,8 @@ class SimulatedNodeMainTest {
     @Test
     void unbuiltAgentsAreNamedWithTheCommandThatBuildsThem(@TempDir Path root) throws IOException {
         checkout(root);
-        Files.createDirectories(root.resolve("nvml-ffm/target/mock"));
-        Files.writeString(root.resolve("nvml-ffm/target/mock/libnvidia-ml.so.1"), "");
+        Files.createDirectories(root.resolve("nvml-ffm/nvml/target/mock"));
+        Files.writeString(root.resolve("nvml-ffm/nvml/target/mock/libnvidia-ml.so.1"), "");
         Files.createDirectories(root.resolve("plugin/target/quarkus-app"));
         Files.writeString(root.resolve("plugin/target/quarkus-app/quarkus-run.jar"), "");
 
@@ -60,8 +60,8 @@ class SimulatedNodeMainTest {
     @Test
     void aTakenPortIsNamedWithTheOptionThatMovesIt(@TempDir Path root) throws IOException {
         checkout(root);
-        Files.createDirectories(root.resolve("nvml-ffm/target/mock"));
-        Files.writeString(root.resolve("nvml-ffm/target/mock/libnvidia-ml.so.1"), "");
+        Files.createDirectories(root.resolve("nvml-ffm/nvml/target/mock"));
+        Files.writeString(root.resolve("nvml-ffm/nvml/target/mock/libnvidia-ml.so.1"), "");
         for (Agent agent : Agent.values()) {
             Files.createDirectories(agent.appDirectory(root));
             Files.writeString(agent.appDirectory(root).resolve("quarkus-run.jar"), "");
@@ -77,8 +77,8 @@ class SimulatedNodeMainTest {
     }
 
     private static void checkout(Path root) throws IOException {
-        Files.createDirectories(root.resolve("nvml-ffm/mock/profiles"));
+        Files.createDirectories(root.resolve("nvml-ffm/nvml/mock/profiles"));
         Files.writeString(root.resolve("pom.xml"), "<project/>");
-        Files.writeString(root.resolve("nvml-ffm/mock/profiles/rtx3060.json"), "{}");
+        Files.writeString(root.resolve("nvml-ffm/nvml/mock/profiles/rtx3060.json"), "{}");
     }
 }

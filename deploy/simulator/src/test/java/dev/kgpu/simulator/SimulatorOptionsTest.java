@@ -25,10 +25,10 @@ class SimulatorOptionsTest {
 
     @BeforeEach
     void checkout() throws IOException {
-        Files.createDirectories(root.resolve("nvml-ffm/mock/profiles"));
+        Files.createDirectories(root.resolve("nvml-ffm/nvml/mock/profiles"));
         Files.writeString(root.resolve("pom.xml"), "<project/>");
         for (String profile : List.of("rtx3060", "dgx-a100", "mig-mixed")) {
-            Files.writeString(root.resolve("nvml-ffm/mock/profiles/" + profile + ".json"), "{}");
+            Files.writeString(root.resolve("nvml-ffm/nvml/mock/profiles/" + profile + ".json"), "{}");
         }
     }
 
@@ -42,7 +42,7 @@ class SimulatorOptionsTest {
 
         assertThat(options.root()).isEqualTo(root);
         assertThat(options.profile()).isEqualTo("dgx-a100");
-        assertThat(options.profileFile()).isEqualTo(root.resolve("nvml-ffm/mock/profiles/dgx-a100.json"));
+        assertThat(options.profileFile()).isEqualTo(root.resolve("nvml-ffm/nvml/mock/profiles/dgx-a100.json"));
         assertThat(options.nodeName()).isEqualTo("kgpu-sim-node");
         assertThat(options.workDir()).isEqualTo(root.resolve("deploy/simulator/target/simulated-node"));
         assertThat(options.migStrategy()).isEqualTo("none");
@@ -98,7 +98,7 @@ class SimulatorOptionsTest {
                 "option was '--speed' but it must be one of [--root, --profile, --node-name, --work-dir, --mig-strategy,"
                         + " --device-list-strategy, --plugin-port, --discovery-port, --validator-port, --exporter-port, --timeout,"
                         + " --exit-when-ready, --footprint, --dra] (see --help)",
-                "--profile was 'a800' but it must name a profile in " + root.resolve("nvml-ffm/mock/profiles")
+                "--profile was 'a800' but it must name a profile in " + root.resolve("nvml-ffm/nvml/mock/profiles")
                         + " (dgx-a100, mig-mixed, rtx3060) or a .json file",
                 "--node-name was 'GPU_Node' but it must be a DNS subdomain: lower-case letters, digits, '-' and '.', at most 253 characters",
                 "--mig-strategy was 'some' but it must be none, single or mixed",

@@ -131,7 +131,7 @@ class GfdExpectedOutputTest {
                 .containsExactly("nvidia.com/vgpu.present=maybe");
     }
 
-    /** Every shipped mock profile ({@code nvml-ffm/mock/profiles/*.json}). */
+    /** Every shipped mock profile ({@code nvml-ffm/nvml/mock/profiles/*.json}). */
     static List<String> profileNames() {
         try (Stream<Path> files = Files.list(MockNvml.profilesDir())) {
             List<String> names = files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".json"))

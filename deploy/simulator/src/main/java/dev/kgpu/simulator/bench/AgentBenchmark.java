@@ -101,7 +101,7 @@ public final class AgentBenchmark {
     private void run() {
         describeMachine();
         List<Subject> subjects = new ArrayList<>();
-        Path mock = options.root().resolve("nvml-ffm/target/mock/libnvidia-ml.so.1");
+        Path mock = options.root().resolve("nvml-ffm/nvml/target/mock/libnvidia-ml.so.1");
         if (!Files.isRegularFile(mock)) {
             throw new BenchmarkException(mock + " is missing: build kgpu first (./mvnw -B -q -pl deploy/simulator -am package -DskipTests)");
         }

@@ -45,7 +45,7 @@ record BenchNode(NodeLayout layout, String profile, Path profilesDir, String nod
         for (int i = 0; i < uuids.size(); i++) {
             podResources.assign("trainer-" + i, "ml", "main", RESOURCE, List.of(uuids.get(i)));
         }
-        return new BenchNode(layout, profile, checkout.resolve("nvml-ffm/mock/profiles"), "kgpu-bench-node", uuids,
+        return new BenchNode(layout, profile, checkout.resolve("nvml-ffm/nvml/mock/profiles"), "kgpu-bench-node", uuids,
                 kubelet, podResources, ApiServer.start(0));
     }
 

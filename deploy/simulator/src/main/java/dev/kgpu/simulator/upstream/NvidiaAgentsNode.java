@@ -50,7 +50,7 @@ public final class NvidiaAgentsNode {
         Path workDir = Path.of(args[2]).toAbsolutePath();
         Duration timeout = Duration.ofSeconds(Long.parseLong(args[3]));
 
-        Path mockLibrary = checkout.resolve("nvml-ffm/target/mock/libnvidia-ml.so.1");
+        Path mockLibrary = checkout.resolve("nvml-ffm/nvml/target/mock/libnvidia-ml.so.1");
         SimulatedGpus gpus = SimulatedGpus.read(mockLibrary, profile);
         NodeLayout layout = NodeLayout.create(workDir, gpus, "kgpu-simulated-" + profile);
         try (KubeletSimulator kubelet = KubeletSimulator.start(layout.devicePlugins())) {
