@@ -1,9 +1,9 @@
 package dev.kgpu.discovery;
 
 import dev.kgpu.agent.Startup;
-import dev.kgpu.config.ConfigLoader;
-import dev.kgpu.config.FeatureDiscoveryConfig;
+import dev.kgpu.agent.settings.ConfigLoader;
 import dev.kgpu.discovery.run.Discovery;
+import dev.kgpu.discovery.settings.FeatureDiscoveryConfig;
 import io.quarkus.runtime.ApplicationLifecycleManager;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;

@@ -2,9 +2,9 @@ package dev.kgpu.discovery;
 
 import dev.kgpu.agent.Startup;
 import dev.kgpu.agent.testing.BadInputs;
-import dev.kgpu.config.FeatureDiscoveryConfig;
 import dev.kgpu.discovery.labels.NodeSnapshot;
 import dev.kgpu.discovery.node.MachineType;
+import dev.kgpu.discovery.settings.FeatureDiscoveryConfig;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;

@@ -1,7 +1,7 @@
 package dev.kgpu.discovery;
 
-import dev.kgpu.config.FeatureDiscoveryConfig;
-import dev.kgpu.config.SettingsTable;
+import dev.kgpu.agent.settings.SettingsTable;
+import dev.kgpu.discovery.settings.FeatureDiscoveryConfig;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

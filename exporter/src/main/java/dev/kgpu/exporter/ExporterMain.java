@@ -1,7 +1,7 @@
 package dev.kgpu.exporter;
 
 import dev.kgpu.agent.Startup;
-import dev.kgpu.config.ConfigLoader;
+import dev.kgpu.agent.settings.ConfigLoader;
 import dev.kgpu.exporter.app.Exporter;
 import dev.kgpu.exporter.config.ExporterConfig;
 import dev.kgpu.exporter.http.HttpServerSettings;

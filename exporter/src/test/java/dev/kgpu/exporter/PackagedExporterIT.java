@@ -2,10 +2,10 @@ package dev.kgpu.exporter;
 
 import dev.kgpu.exporter.podresources.testing.FakePodResourcesServer;
 import dev.kgpu.exporter.testing.Await;
-import dev.kgpu.exporter.testing.ExpositionParser;
 import dev.kgpu.exporter.testing.ExpositionParser.Sample;
-import dev.kgpu.nvml.testing.MockNvml;
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.exporter.testing.ExpositionParser;
+import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.nvml.mock.MockProfile;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;

@@ -1,7 +1,7 @@
 package dev.kgpu.plugin;
 
 import dev.kgpu.agent.Startup;
-import dev.kgpu.config.ConfigLoader;
+import dev.kgpu.agent.settings.ConfigLoader;
 import dev.kgpu.plugin.app.PluginEnvironment;
 import dev.kgpu.plugin.app.PluginWiring;
 import dev.kgpu.plugin.settings.PluginSettings;

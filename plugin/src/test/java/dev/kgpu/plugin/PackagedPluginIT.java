@@ -1,7 +1,7 @@
 package dev.kgpu.plugin;
 
-import dev.kgpu.nvml.testing.MockNvml;
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
 import dev.kgpu.plugin.testing.kubelet.PodAdmission;

@@ -1,7 +1,7 @@
 package dev.kgpu.validator;
 
 import dev.kgpu.agent.Startup;
-import dev.kgpu.config.ConfigLoader;
+import dev.kgpu.agent.settings.ConfigLoader;
 import dev.kgpu.config.v1.ConfigJson;
 import dev.kgpu.validator.config.Mode;
 import dev.kgpu.validator.config.ValidatorSettings;

@@ -1,6 +1,6 @@
 package dev.kgpu.simulator;
 
-import dev.kgpu.nvml.testing.SimulatedDriverRoot;
+import dev.kgpu.nvml.mock.SimulatedDriverRoot;
 import dev.kgpu.simulator.gpu.SimulatedGpus;
 
 import java.io.IOException;

@@ -9,7 +9,7 @@ import dev.kgpu.discovery.labels.NodeSnapshot;
 import dev.kgpu.discovery.node.NodeSnapshotReader;
 import dev.kgpu.discovery.node.SysfsPci;
 import dev.kgpu.nvml.Nvml;
-import dev.kgpu.nvml.testing.MockNvml;
+import dev.kgpu.nvml.mock.MockNvml;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;

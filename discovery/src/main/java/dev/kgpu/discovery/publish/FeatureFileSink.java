@@ -1,8 +1,8 @@
 package dev.kgpu.discovery.publish;
 
 import dev.kgpu.config.BoundedFile;
-import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.discovery.labels.Labels;
+import dev.kgpu.discovery.settings.LabelSinkKind;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;

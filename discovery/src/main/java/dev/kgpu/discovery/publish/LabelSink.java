@@ -14,7 +14,7 @@ import dev.kgpu.discovery.labels.Labels;
  */
 public interface LabelSink {
 
-    /** The sink's name as {@code KGPU_LABEL_SINK} spells it ({@link dev.kgpu.config.LabelSinkKind#wireName()}). */
+    /** The sink's name as {@code KGPU_LABEL_SINK} spells it ({@link dev.kgpu.discovery.settings.LabelSinkKind#wireName()}). */
     String name();
 
     /** Makes the published labels equal {@code labels} (see the class comment for when that writes). */

@@ -1,7 +1,7 @@
 package dev.kgpu.discovery.publish;
 
-import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.discovery.labels.Labels;
+import dev.kgpu.discovery.settings.LabelSinkKind;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;

@@ -1,6 +1,6 @@
 package dev.kgpu.discovery.publish;
 
-import dev.kgpu.config.LabelSinkKind;
+import dev.kgpu.discovery.settings.LabelSinkKind;
 import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.api.model.OwnerReference;

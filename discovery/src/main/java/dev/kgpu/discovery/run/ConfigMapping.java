@@ -1,12 +1,12 @@
 package dev.kgpu.discovery.run;
 
 import dev.kgpu.agent.Backoff;
-import dev.kgpu.config.FeatureDiscoveryConfig;
 import dev.kgpu.config.v1.ReplicatedResource;
 import dev.kgpu.config.v1.ReplicatedResources;
 import dev.kgpu.config.v1.SharingStrategy;
 import dev.kgpu.config.v1.SleepInterval;
 import dev.kgpu.discovery.labels.LabelSettings;
+import dev.kgpu.discovery.settings.FeatureDiscoveryConfig;
 
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -16,7 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Turns the shared configuration ({@code dev.kgpu.config}: NVIDIA's config file v1 with GFD's flags and
+ * Turns the configuration ({@code FeatureDiscoveryConfig}: NVIDIA's config file v1 with GFD's flags and
  * environment names) into discovery's own settings.
  */
 public final class ConfigMapping {

@@ -1,10 +1,10 @@
 package dev.kgpu.discovery.run;
 
 import dev.kgpu.agent.HangupSignal;
-import dev.kgpu.config.ConfigLoader;
-import dev.kgpu.config.FeatureDiscoveryConfig;
-import dev.kgpu.config.Reload;
+import dev.kgpu.agent.settings.ConfigLoader;
+import dev.kgpu.agent.settings.Reload;
 import dev.kgpu.discovery.publish.SinkFactory;
+import dev.kgpu.discovery.settings.FeatureDiscoveryConfig;
 import dev.kgpu.nvml.Nvml;
 import io.quarkus.runtime.ShutdownEvent;
 import jakarta.enterprise.event.Observes;

@@ -1,8 +1,8 @@
 package dev.kgpu.discovery.run;
 
 import dev.kgpu.agent.Backoff;
-import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.discovery.labels.LabelSettings;
+import dev.kgpu.discovery.settings.LabelSinkKind;
 
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,7 +4,7 @@ import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.config.v1.SharingStrategy;
 import dev.kgpu.discovery.labels.LabelSettings.Sharing;
 import dev.kgpu.discovery.testing.TestSettings;
-import dev.kgpu.nvml.testing.MockNvml;
+import dev.kgpu.nvml.mock.MockNvml;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

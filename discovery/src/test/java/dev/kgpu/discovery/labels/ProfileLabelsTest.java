@@ -9,7 +9,7 @@ import dev.kgpu.discovery.node.SysfsPci;
 import dev.kgpu.discovery.testing.TestSettings;
 import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.Nvml;
-import dev.kgpu.nvml.testing.MockNvml;
+import dev.kgpu.nvml.mock.MockNvml;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;

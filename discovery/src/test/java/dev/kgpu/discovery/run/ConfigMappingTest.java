@@ -1,10 +1,10 @@
 package dev.kgpu.discovery.run;
 
-import dev.kgpu.config.FeatureDiscoveryConfig;
-import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.config.v1.SharingStrategy;
 import dev.kgpu.discovery.labels.LabelSettings;
+import dev.kgpu.discovery.settings.FeatureDiscoveryConfig;
+import dev.kgpu.discovery.settings.LabelSinkKind;
 import dev.kgpu.discovery.testing.TestSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

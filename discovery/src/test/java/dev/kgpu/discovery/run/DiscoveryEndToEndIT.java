@@ -1,16 +1,16 @@
 package dev.kgpu.discovery.run;
 
 import dev.kgpu.agent.Backoff;
-import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.discovery.labels.ExpectedLabels;
 import dev.kgpu.discovery.labels.LabelSettings;
 import dev.kgpu.discovery.labels.Labels;
 import dev.kgpu.discovery.publish.NodeLabelSink;
 import dev.kgpu.discovery.publish.SinkFactory;
+import dev.kgpu.discovery.settings.LabelSinkKind;
 import dev.kgpu.discovery.testing.TestSettings;
 import dev.kgpu.nvml.Nvml;
-import dev.kgpu.nvml.testing.MockNvml;
+import dev.kgpu.nvml.mock.MockNvml;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.junit.QuarkusTest;

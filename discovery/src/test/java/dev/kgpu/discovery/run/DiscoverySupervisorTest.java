@@ -153,7 +153,7 @@ class DiscoverySupervisorTest {
     void oneshotWritesTheFeatureFileOnceAndLeavesIt() throws Exception {
         Path file = Files.createDirectory(folder.resolve("features.d")).resolve("gfd");
         DiscoverySettings oneshot = builder(false, true, Optional.of(Duration.ofSeconds(60))).outputFile(file)
-                .sink(dev.kgpu.config.LabelSinkKind.FILE).build();
+                .sink(dev.kgpu.discovery.settings.LabelSinkKind.FILE).build();
         LabelingPass pass = new LabelingPass(missingDriver(),
                 s -> new dev.kgpu.discovery.publish.FeatureFileSink(s.outputFile(), s.removeOutputFileOnExit()), CLOCK);
         DiscoverySupervisor supervisor = new DiscoverySupervisor(pass, new PassStatus(), () -> oneshot, CLOCK);

@@ -1,10 +1,10 @@
 package dev.kgpu.discovery.testing;
 
 import dev.kgpu.agent.Backoff;
-import dev.kgpu.config.LabelSinkKind;
 import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.discovery.labels.LabelSettings;
 import dev.kgpu.discovery.run.DiscoverySettings;
+import dev.kgpu.discovery.settings.LabelSinkKind;
 
 import java.nio.file.Path;
 import java.time.Duration;

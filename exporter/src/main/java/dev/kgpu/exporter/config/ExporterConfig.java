@@ -1,9 +1,9 @@
 package dev.kgpu.exporter.config;
 
-import dev.kgpu.config.ConfigLoader;
+import dev.kgpu.agent.settings.ConfigLoader;
+import dev.kgpu.agent.settings.NvmlSettings;
+import dev.kgpu.agent.settings.Setting;
 import dev.kgpu.config.InvalidConfigException;
-import dev.kgpu.config.NvmlSettings;
-import dev.kgpu.config.Setting;
 import dev.kgpu.config.UsageRequestedException;
 import dev.kgpu.config.ValidationFailure;
 import dev.kgpu.config.v1.ValueType;

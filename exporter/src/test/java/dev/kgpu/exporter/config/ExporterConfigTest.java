@@ -1,7 +1,7 @@
 package dev.kgpu.exporter.config;
 
+import dev.kgpu.agent.settings.SettingsTable;
 import dev.kgpu.config.InvalidConfigException;
-import dev.kgpu.config.SettingsTable;
 import dev.kgpu.config.UsageRequestedException;
 import dev.kgpu.config.ValidationFailure;
 import dev.kgpu.nvml.NvmlOptions;

@@ -13,13 +13,13 @@ import dev.kgpu.exporter.counters.ServedFields;
 import dev.kgpu.exporter.exposition.ExpositionFormat;
 import dev.kgpu.exporter.exposition.ExpositionRenderer;
 import dev.kgpu.exporter.nvml.NodeSampleReader;
-import dev.kgpu.exporter.testing.ExpositionParser;
 import dev.kgpu.exporter.testing.ExpositionParser.Family;
 import dev.kgpu.exporter.testing.ExpositionParser.Sample;
+import dev.kgpu.exporter.testing.ExpositionParser;
 import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.Nvml;
-import dev.kgpu.nvml.testing.MockNvml;
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.nvml.mock.MockProfile;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,7 +43,7 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import static dev.kgpu.nvml.testing.MockProfile.value;
+import static dev.kgpu.nvml.mock.MockProfile.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

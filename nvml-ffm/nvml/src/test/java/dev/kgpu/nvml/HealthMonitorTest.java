@@ -1,7 +1,7 @@
 package dev.kgpu.nvml;
 
-import dev.kgpu.nvml.testing.Json;
-import dev.kgpu.nvml.testing.MockNvml;
+import dev.kgpu.nvml.mock.Json;
+import dev.kgpu.nvml.mock.MockNvml;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

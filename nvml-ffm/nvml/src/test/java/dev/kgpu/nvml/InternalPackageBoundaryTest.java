@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * Only nvml-ffm/nvml may see its jextract bindings and FFM plumbing: no Java source of another module of the
  * repository (the services, deploy/ and anything nested) may name {@code dev.kgpu.nvml.internal}. Other
- * modules use the public {@code dev.kgpu.nvml} API and, in tests, {@code dev.kgpu.nvml.testing.MockNvml}.
+ * modules use the public {@code dev.kgpu.nvml} API and, in tests, {@code dev.kgpu.nvml.mock.MockNvml}.
  */
 class InternalPackageBoundaryTest {
 

@@ -1,6 +1,6 @@
 package dev.kgpu.nvml;
 
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.mock.MockProfile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -9,8 +9,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.util.List;
 import java.util.Map;
 
-import static dev.kgpu.nvml.testing.MockProfile.number;
-import static dev.kgpu.nvml.testing.MockProfile.string;
+import static dev.kgpu.nvml.mock.MockProfile.number;
+import static dev.kgpu.nvml.mock.MockProfile.string;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class MigDevicesTest {

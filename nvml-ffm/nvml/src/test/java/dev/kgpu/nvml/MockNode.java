@@ -1,7 +1,7 @@
 package dev.kgpu.nvml;
 
-import dev.kgpu.nvml.testing.MockNvml;
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.nvml.mock.MockProfile;
 
 /** Test support: a simulated node of the mock library with its telemetry frozen at the profile's values. */
 final class MockNode {

@@ -1,8 +1,8 @@
 package dev.kgpu.nvml;
 
+import dev.kgpu.nvml.mock.Json;
+import dev.kgpu.nvml.mock.MockNvml;
 import dev.kgpu.nvml.probe.LibraryProbe;
-import dev.kgpu.nvml.testing.Json;
-import dev.kgpu.nvml.testing.MockNvml;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,7 +1,7 @@
 package dev.kgpu.nvml;
 
-import dev.kgpu.nvml.testing.MockNvml;
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.nvml.mock.MockProfile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -16,9 +16,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
-import static dev.kgpu.nvml.testing.MockProfile.number;
-import static dev.kgpu.nvml.testing.MockProfile.string;
-import static dev.kgpu.nvml.testing.MockProfile.value;
+import static dev.kgpu.nvml.mock.MockProfile.number;
+import static dev.kgpu.nvml.mock.MockProfile.string;
+import static dev.kgpu.nvml.mock.MockProfile.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -1,6 +1,6 @@
 package dev.kgpu.nvml;
 
-import dev.kgpu.nvml.testing.SimulatedDriverRoot;
+import dev.kgpu.nvml.mock.SimulatedDriverRoot;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

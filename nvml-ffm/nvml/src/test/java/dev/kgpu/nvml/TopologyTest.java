@@ -1,6 +1,6 @@
 package dev.kgpu.nvml;
 
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.mock.MockProfile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

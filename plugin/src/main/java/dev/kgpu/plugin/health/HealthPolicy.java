@@ -1,6 +1,5 @@
 package dev.kgpu.plugin.health;
 
-import dev.kgpu.config.HealthChecks;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -10,7 +10,7 @@ import java.util.Map;
  * (after the GPU reset), unless the operator lists them in {@code KGPU_HEALTH_RECOVERABLE_XIDS}.
  *
  * <p>Sources: NVIDIA's XID catalogue (docs.nvidia.com/deploy/xid-errors) for the meaning and the
- * action it recommends. The XIDs NVIDIA's plugin ignores are {@code dev.kgpu.config.HealthChecks}'s.
+ * action it recommends. The XIDs NVIDIA's plugin ignores are {@code dev.kgpu.plugin.health.HealthChecks}'s.
  */
 public final class XidTable {
 

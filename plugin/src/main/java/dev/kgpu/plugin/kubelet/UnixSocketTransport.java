@@ -1,6 +1,6 @@
 package dev.kgpu.plugin.kubelet;
 
-import dev.kgpu.config.DevicePluginConfig;
+import dev.kgpu.plugin.settings.DevicePluginConfig;
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;

@@ -1,14 +1,12 @@
 package dev.kgpu.plugin.settings;
 
+import dev.kgpu.agent.settings.ConfigLoader;
+import dev.kgpu.agent.settings.NvmlSettings;
+import dev.kgpu.agent.settings.Setting;
 import dev.kgpu.cdi.CdiSpecWriter;
 import dev.kgpu.cdi.NvidiaCdiGenerator;
-import dev.kgpu.config.ConfigLoader;
 import dev.kgpu.config.ConfigWarning;
-import dev.kgpu.config.DevicePluginConfig;
-import dev.kgpu.config.HealthChecks;
 import dev.kgpu.config.InvalidConfigException;
-import dev.kgpu.config.NvmlSettings;
-import dev.kgpu.config.Setting;
 import dev.kgpu.config.UsageRequestedException;
 import dev.kgpu.config.v1.AllocationPolicy;
 import dev.kgpu.config.v1.DeviceIdStrategy;
@@ -23,6 +21,7 @@ import dev.kgpu.plugin.allocation.AllocationSettings;
 import dev.kgpu.plugin.allocation.SharedAllocationPolicy;
 import dev.kgpu.plugin.cdi.CdiSettings;
 import dev.kgpu.plugin.dra.DraSettings;
+import dev.kgpu.plugin.health.HealthChecks;
 import dev.kgpu.plugin.health.HealthPolicy;
 import dev.kgpu.plugin.resources.ConfiguredResourcePlanner;
 import dev.kgpu.plugin.resources.ResourcePlanner;
@@ -38,7 +37,7 @@ import java.util.function.Function;
 
 /**
  * Everything the device plugin runs with, read and validated at once by {@link #load}, through one
- * {@code dev.kgpu.config} loader: NVIDIA's flags, environment variables and config file v1 (flag, then
+ * {@code dev.kgpu.agent.settings} loader: NVIDIA's flags, environment variables and config file v1 (flag, then
  * variable, then file), NVIDIA's health variables, and kgpu's own, listed here. The entry point loads it at
  * start and the supervisor loads it again the same way on SIGHUP. Immutable.
  *

@@ -2,8 +2,8 @@ package dev.kgpu.plugin.bench;
 
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.NvmlOptions;
-import dev.kgpu.nvml.testing.MockNvml;
-import dev.kgpu.nvml.testing.SimulatedDriverRoot;
+import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.nvml.mock.SimulatedDriverRoot;
 import dev.kgpu.plugin.devices.DeviceSource;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.dra.DraNames;

@@ -1,8 +1,8 @@
 package dev.kgpu.plugin.bench;
 
 import dev.kgpu.agent.testing.PackagedAgent;
-import dev.kgpu.nvml.testing.MockNvml;
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
 import dev.kgpu.plugin.testing.kubelet.PodAdmission;
 import dev.kgpu.plugin.testing.kubelet.PodSpec;

@@ -1,8 +1,7 @@
 package dev.kgpu.plugin.conformance;
 
-import dev.kgpu.config.FeatureDiscoveryConfig;
 import dev.kgpu.config.InvalidConfigException;
-import dev.kgpu.nvml.testing.MockNvml;
+import dev.kgpu.nvml.mock.MockNvml;
 import dev.kgpu.plugin.devices.DeviceSource;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PluginResource;
@@ -35,15 +34,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * NVIDIA's own config files (k8s-device-plugin's README, Helm values and unit-test inputs, gpu-operator's test
- * config; {@code src/test/resources/conformance/k8s-device-plugin/ORIGIN.md}) read by kgpu's plugin and
- * discovery: every file NVIDIA accepts starts both, every file NVIDIA refuses is refused, and on each mock
+ * config; {@code nvml-ffm/nvidia-config/conformance/k8s-device-plugin/ORIGIN.md}) read by kgpu's plugin: every
+ * file NVIDIA accepts starts it (discovery's own {@code NvidiaConfigConformanceTest} checks that discovery does
+ * too), every file NVIDIA refuses is refused, and on each mock
  * profile NVIDIA's plugin (v0.17.4, run on the same mock node by {@code deploy/upstream/measure-nvidia-configs})
  * was measured on, kgpu advertises the same resources with the same counts, except the differences listed in
  * {@link #DIFFERENCES}, each with its reason. Reads the mock through the real FFM path; about 2 s.
  */
 class NvidiaConfigConformanceTest {
 
-    static final Path ROOT = resource("conformance/k8s-device-plugin");
+    /** NVIDIA's config files and their outcomes, shared with discovery's conformance test (tests run in plugin/). */
+    static final Path ROOT = Path.of("..", "nvml-ffm", "nvidia-config", "conformance", "k8s-device-plugin");
+    /** What NVIDIA's plugin did with them on the mock profiles: the plugin's own measurements. */
+    static final Path MEASURED = resource("conformance/k8s-device-plugin/nvidia-v0.17.4-measured.tsv");
     /** What NVIDIA's Helm chart runs the plugin with (and so the measurements). */
     static final Map<String, String> HELM_ENVIRONMENT = Map.of("MPS_ROOT", "/run/nvidia/mps");
 
@@ -94,7 +97,7 @@ class NvidiaConfigConformanceTest {
     }
 
     static Stream<Case> cases() {
-        return rows("cases.tsv").map(r -> new Case(r[0], switch (r[1]) {
+        return rows(ROOT.resolve("cases.tsv")).map(r -> new Case(r[0], switch (r[1]) {
             case "accepted" -> true;
             case "rejected" -> false;
             default -> throw new IllegalArgumentException("cases.tsv: '" + r[1] + "' is neither accepted nor rejected");
@@ -102,7 +105,7 @@ class NvidiaConfigConformanceTest {
     }
 
     static Stream<Measured> measured() {
-        return rows("nvidia-v0.17.4-measured.tsv").map(r -> new Measured(r[0], r[1], r[2].equals("accepted"), r[3]));
+        return rows(MEASURED).map(r -> new Measured(r[0], r[1], r[2].equals("accepted"), r[3]));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -160,7 +163,7 @@ class NvidiaConfigConformanceTest {
     void theMeasuredPluginAgreesWithTheDeclaredOutcomes() {
         Map<String, Boolean> declared = cases().collect(Collectors.toMap(Case::file, Case::nvidiaAccepts));
         // dgx-a100: a node every accepted file can be served on (MIG off, eight GPUs)
-        rows("nvidia-v0.17.4-measured.tsv").filter(r -> r[1].equals("dgx-a100")).forEach(r -> {
+        rows(MEASURED).filter(r -> r[1].equals("dgx-a100")).forEach(r -> {
             boolean accepted = r[2].equals("accepted");
             if (accepted == declared.get(r[0])) {
                 return;
@@ -182,11 +185,10 @@ class NvidiaConfigConformanceTest {
         assertThat(measured().map(Measured::file)).allSatisfy(f -> assertThat(files).contains(f));
     }
 
-    /** Why kgpu's plugin or discovery would not start with {@code file} on {@code profile}; empty when both start. */
+    /** Why kgpu's plugin would not start with {@code file} on {@code profile}; empty when it starts. */
     static Optional<String> refusal(Path file, String profile) {
         try {
             plan(file, profile);
-            FeatureDiscoveryConfig.load(new String[] {"--config-file=" + file}, Map.of("NODE_NAME", "node")::get);
             return Optional.empty();
         } catch (InvalidConfigException | ResourcePlanException e) {
             return Optional.of(e.getMessage());
@@ -214,9 +216,9 @@ class NvidiaConfigConformanceTest {
         return counts.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
     }
 
-    private static Stream<String[]> rows(String name) {
+    private static Stream<String[]> rows(Path file) {
         try {
-            return Files.readAllLines(ROOT.resolve(name)).stream()
+            return Files.readAllLines(file).stream()
                     .filter(line -> !line.isBlank() && !line.startsWith("#"))
                     .map(line -> Arrays.copyOf(line.split("\t", -1), 4));
         } catch (IOException e) {

@@ -3,7 +3,7 @@ package dev.kgpu.plugin.dra;
 import dev.kgpu.cdi.CdiRegistry;
 import dev.kgpu.cdi.CdiSpec;
 import dev.kgpu.cdi.NvidiaCdiGenerator;
-import dev.kgpu.nvml.testing.SimulatedDriverRoot;
+import dev.kgpu.nvml.mock.SimulatedDriverRoot;
 import dev.kgpu.plugin.devices.DriverInfo;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.lifecycle.PluginMetrics;

@@ -1,6 +1,5 @@
 package dev.kgpu.plugin.health;
 
-import dev.kgpu.config.HealthChecks;
 import dev.kgpu.plugin.devices.DeviceProbe;
 import dev.kgpu.plugin.devices.Gpu;
 import dev.kgpu.plugin.devices.PhysicalDevice;

@@ -1,7 +1,7 @@
 package dev.kgpu.plugin.it;
 
 import dev.kgpu.nvml.NvmlReturnCode;
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.plugin.health.HealthPolicy;
 import dev.kgpu.plugin.health.HealthTracker;
 import dev.kgpu.plugin.health.HealthTransition;
@@ -239,7 +239,7 @@ class HealthIT {
     private MockNvmlPlugin startWithBrokenNvml(String failOnInitError) {
         // MockNvmlPlugin resets the mock before it selects the profile, so break NVML right after
         MockNvmlPlugin.Builder builder = MockNvmlPlugin.builder(dir).env("FAIL_ON_INIT_ERROR", failOnInitError);
-        dev.kgpu.nvml.testing.MockNvml.load().failNext("nvmlInit_v2", NvmlReturnCode.ERROR_DRIVER_NOT_LOADED, -1);
+        dev.kgpu.nvml.mock.MockNvml.load().failNext("nvmlInit_v2", NvmlReturnCode.ERROR_DRIVER_NOT_LOADED, -1);
         return builder.startKeepingFailures();
     }
 }

@@ -1,6 +1,6 @@
 package dev.kgpu.plugin.it;
 
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.plugin.health.HealthPolicy;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;

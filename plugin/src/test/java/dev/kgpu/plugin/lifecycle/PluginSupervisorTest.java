@@ -1,7 +1,6 @@
 package dev.kgpu.plugin.lifecycle;
 
 import dev.kgpu.agent.Backoff;
-import dev.kgpu.config.HealthChecks;
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.config.ValidationFailure;
 import dev.kgpu.nvml.NvmlOptions;
@@ -12,6 +11,7 @@ import dev.kgpu.plugin.devices.Gpu;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PluginResource;
 import dev.kgpu.plugin.devices.Replication;
+import dev.kgpu.plugin.health.HealthChecks;
 import dev.kgpu.plugin.health.HealthPolicy;
 import dev.kgpu.plugin.health.HealthTracker;
 import dev.kgpu.plugin.kubelet.GrpcKubelet;

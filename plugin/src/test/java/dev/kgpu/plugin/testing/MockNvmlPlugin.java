@@ -1,8 +1,8 @@
 package dev.kgpu.plugin.testing;
 
 import dev.kgpu.agent.Backoff;
-import dev.kgpu.nvml.testing.MockNvml;
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.plugin.app.PluginAdapters;
 import dev.kgpu.plugin.dra.DraDriver;
 import dev.kgpu.plugin.dra.DraNames;

@@ -1,7 +1,7 @@
 package dev.kgpu.plugin.testing;
 
-import dev.kgpu.nvml.testing.Json;
-import dev.kgpu.nvml.testing.MockNvml;
+import dev.kgpu.nvml.mock.Json;
+import dev.kgpu.nvml.mock.MockNvml;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -2,7 +2,7 @@ package dev.kgpu.validator.kubernetes;
 
 import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.nvml.NvmlOptions;
-import dev.kgpu.nvml.testing.MockNvml;
+import dev.kgpu.nvml.mock.MockNvml;
 import dev.kgpu.validator.adapters.DirectoryStatusFiles;
 import dev.kgpu.validator.adapters.FileSystemDeviceNodes;
 import dev.kgpu.validator.adapters.KubernetesCluster;

@@ -2,8 +2,8 @@ package dev.kgpu.validator.adapters;
 
 import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.nvml.NvmlReturnCode;
-import dev.kgpu.nvml.testing.MockNvml;
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.validator.core.Component;
 import dev.kgpu.validator.core.ComponentFailure;
 import dev.kgpu.validator.core.DriverRoots;

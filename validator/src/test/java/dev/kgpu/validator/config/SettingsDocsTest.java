@@ -1,6 +1,6 @@
 package dev.kgpu.validator.config;
 
-import dev.kgpu.config.SettingsTable;
+import dev.kgpu.agent.settings.SettingsTable;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.kgpu.gpucheck.smi;
 
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.mock.MockProfile;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

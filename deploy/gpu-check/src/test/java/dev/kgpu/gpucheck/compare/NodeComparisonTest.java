@@ -5,12 +5,12 @@ import dev.kgpu.gpucheck.node.NvmlNodeReader;
 import dev.kgpu.gpucheck.smi.FakeNvidiaSmi;
 import dev.kgpu.gpucheck.smi.SmiXml;
 import dev.kgpu.nvml.Nvml;
-import dev.kgpu.nvml.testing.MockNvml;
-import dev.kgpu.nvml.testing.MockProfile;
+import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.nvml.mock.MockProfile;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 import java.util.List;
 

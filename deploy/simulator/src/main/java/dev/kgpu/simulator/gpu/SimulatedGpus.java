@@ -6,8 +6,8 @@ import dev.kgpu.nvml.MigDevice;
 import dev.kgpu.nvml.MigMode;
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.NvmlOptions;
-import dev.kgpu.nvml.testing.MockNvml;
-import dev.kgpu.nvml.testing.SimulatedDriverRoot;
+import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.nvml.mock.SimulatedDriverRoot;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -5,7 +5,7 @@ import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.MemoryErrorType;
 import dev.kgpu.nvml.MemoryInfo;
 import dev.kgpu.nvml.Nvml;
-import dev.kgpu.nvml.testing.MockNvml;
+import dev.kgpu.nvml.mock.MockNvml;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -4,7 +4,7 @@ import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.GpuTelemetry;
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.internal.bindings.NvmlNative;
-import dev.kgpu.nvml.testing.MockNvml;
+import dev.kgpu.nvml.mock.MockNvml;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,6 @@
 package dev.kgpu.nvml.internal;
 
-import dev.kgpu.nvml.testing.Json;
+import dev.kgpu.nvml.mock.Json;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

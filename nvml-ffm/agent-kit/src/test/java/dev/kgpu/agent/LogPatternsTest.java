@@ -1,0 +1,55 @@
+package dev.kgpu.agent;
+
+import dev.kgpu.agent.testing.LogPatterns;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every log call of the shared libraries (nvml-ffm's modules) prints what it means ({@link LogPatterns}); and the
+ * check finds what it must.
+ */
+class LogPatternsTest {
+
+    /** nvml-ffm's modules, each in a folder beside this one (tests run in the module's folder). */
+    static final List<String> SHARED_MODULES = List.of("nvml", "nvidia-config", "agent-kit", "cdi");
+
+    @Test
+    void everyLogPatternOfTheSharedModulesPrintsItsParameters() {
+        List<String> problems = new ArrayList<>();
+        for (String module : SHARED_MODULES) {
+            Path sources = Path.of("..", module, "src", "main", "java");
+            assertThat(sources).as("the sources of %s", module).isDirectory();
+            problems.addAll(LogPatterns.problems(sources));
+        }
+        assertThat(problems).isEmpty();
+    }
+
+    @Test
+    void findsPrintfPlaceholdersAndPlaceholdersHiddenBySingleQuotes(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("Bad.java"), """
+                class Bad {
+                    void f(String a, Exception e) {
+                        LOG.log(Level.WARNING, "the file '%s' is gone", a);
+                        LOG.log(Level.WARNING, "the file '{0}' is gone", a);
+                        LOG.log(Level.WARNING, "the file ''{0}'' "
+                                + "is gone, it''s {1}", a, f(a, "x"));
+                        LOG.log(Level.WARNING, "it's '{0}' with no parameters");
+                        LOG.log(Level.WARNING, "failed", e);
+                        LOG.log(Level.INFO, "listening on :{0,number,#}/metrics, {1,number} series", 9400, 1234567);
+                        LOG.log(Level.WARNING, () -> "it's %s".formatted(a));
+                    }
+                }
+                """);
+
+        assertThat(LogPatterns.problems(dir)).containsExactly(
+                "Bad.java:3: 'the file '%s' is gone' has a printf placeholder, which System.Logger prints as is",
+                "Bad.java:4: 'the file '{0}' is gone' never prints {0}: a single quote hides it (write two: '')");
+    }
+}
