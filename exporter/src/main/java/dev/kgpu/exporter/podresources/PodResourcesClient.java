@@ -3,11 +3,11 @@ package dev.kgpu.exporter.podresources;
 import dev.kgpu.exporter.pods.ContainerDevices;
 import dev.kgpu.exporter.pods.PodResourcesException;
 import dev.kgpu.exporter.pods.PodResourcesSource;
-import dev.kgpu.exporter.podresources.v1.ContainerResources;
-import dev.kgpu.exporter.podresources.v1.ListPodResourcesRequest;
-import dev.kgpu.exporter.podresources.v1.ListPodResourcesResponse;
-import dev.kgpu.exporter.podresources.v1.PodResources;
-import dev.kgpu.exporter.podresources.v1.PodResourcesListerGrpc;
+import dev.kgpu.kubelet.podresources.v1.ContainerResources;
+import dev.kgpu.kubelet.podresources.v1.ListPodResourcesRequest;
+import dev.kgpu.kubelet.podresources.v1.ListPodResourcesResponse;
+import dev.kgpu.kubelet.podresources.v1.PodResources;
+import dev.kgpu.kubelet.podresources.v1.PodResourcesListerGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -99,7 +99,7 @@ public final class PodResourcesClient implements PodResourcesSource {
         List<ContainerDevices> devices = new ArrayList<>();
         for (PodResources pod : response.getPodResourcesList()) {
             for (ContainerResources container : pod.getContainersList()) {
-                for (dev.kgpu.exporter.podresources.v1.ContainerDevices d : container.getDevicesList()) {
+                for (dev.kgpu.kubelet.podresources.v1.ContainerDevices d : container.getDevicesList()) {
                     devices.add(new ContainerDevices(pod.getName(), pod.getNamespace(), container.getName(),
                             d.getResourceName(), d.getDeviceIdsList()));
                 }

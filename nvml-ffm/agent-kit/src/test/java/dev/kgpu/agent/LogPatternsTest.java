@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LogPatternsTest {
 
     /** nvml-ffm's modules, each in a folder beside this one (tests run in the module's folder). */
-    static final List<String> SHARED_MODULES = List.of("nvml", "nvidia-config", "agent-kit", "cdi");
+    static final List<String> SHARED_MODULES = List.of("nvml", "nvidia-config", "agent-kit", "cdi", "kubelet-api");
 
     @Test
     void everyLogPatternOfTheSharedModulesPrintsItsParameters() {

@@ -1,18 +1,18 @@
 package dev.kgpu.plugin.kubelet;
 
+import dev.kgpu.kubelet.dra.v1.Claim;
+import dev.kgpu.kubelet.dra.v1.DRAPluginGrpc;
+import dev.kgpu.kubelet.dra.v1.Device;
+import dev.kgpu.kubelet.dra.v1.NodePrepareResourceResponse;
+import dev.kgpu.kubelet.dra.v1.NodePrepareResourcesRequest;
+import dev.kgpu.kubelet.dra.v1.NodePrepareResourcesResponse;
+import dev.kgpu.kubelet.dra.v1.NodeUnprepareResourceResponse;
+import dev.kgpu.kubelet.dra.v1.NodeUnprepareResourcesRequest;
+import dev.kgpu.kubelet.dra.v1.NodeUnprepareResourcesResponse;
 import dev.kgpu.plugin.dra.ClaimPreparer;
 import dev.kgpu.plugin.dra.ClaimRef;
 import dev.kgpu.plugin.dra.ClaimResult;
 import dev.kgpu.plugin.dra.PreparedDevice;
-import dev.kgpu.plugin.kubelet.dra.v1.Claim;
-import dev.kgpu.plugin.kubelet.dra.v1.DRAPluginGrpc;
-import dev.kgpu.plugin.kubelet.dra.v1.Device;
-import dev.kgpu.plugin.kubelet.dra.v1.NodePrepareResourceResponse;
-import dev.kgpu.plugin.kubelet.dra.v1.NodePrepareResourcesRequest;
-import dev.kgpu.plugin.kubelet.dra.v1.NodePrepareResourcesResponse;
-import dev.kgpu.plugin.kubelet.dra.v1.NodeUnprepareResourceResponse;
-import dev.kgpu.plugin.kubelet.dra.v1.NodeUnprepareResourcesRequest;
-import dev.kgpu.plugin.kubelet.dra.v1.NodeUnprepareResourcesResponse;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 

@@ -3,11 +3,11 @@ package dev.kgpu.plugin.kubelet;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
-import dev.kgpu.plugin.kubelet.dra.v1beta1.DRAPluginGrpc;
-import dev.kgpu.plugin.kubelet.dra.v1beta1.NodePrepareResourcesRequest;
-import dev.kgpu.plugin.kubelet.dra.v1beta1.NodePrepareResourcesResponse;
-import dev.kgpu.plugin.kubelet.dra.v1beta1.NodeUnprepareResourcesRequest;
-import dev.kgpu.plugin.kubelet.dra.v1beta1.NodeUnprepareResourcesResponse;
+import dev.kgpu.kubelet.dra.v1beta1.DRAPluginGrpc;
+import dev.kgpu.kubelet.dra.v1beta1.NodePrepareResourcesRequest;
+import dev.kgpu.kubelet.dra.v1beta1.NodePrepareResourcesResponse;
+import dev.kgpu.kubelet.dra.v1beta1.NodeUnprepareResourcesRequest;
+import dev.kgpu.kubelet.dra.v1beta1.NodeUnprepareResourcesResponse;
 import io.grpc.stub.StreamObserver;
 
 /**
@@ -27,7 +27,7 @@ final class DraPluginV1beta1Service extends DRAPluginGrpc.DRAPluginImplBase {
     @Override
     public void nodePrepareResources(NodePrepareResourcesRequest request, StreamObserver<NodePrepareResourcesResponse> response) {
         DraPluginService.answer("NodePrepareResources (v1beta1)", () -> convert(v1.prepare(convert(request,
-                dev.kgpu.plugin.kubelet.dra.v1.NodePrepareResourcesRequest.parser())), NodePrepareResourcesResponse.parser()),
+                dev.kgpu.kubelet.dra.v1.NodePrepareResourcesRequest.parser())), NodePrepareResourcesResponse.parser()),
                 response);
     }
 
@@ -35,7 +35,7 @@ final class DraPluginV1beta1Service extends DRAPluginGrpc.DRAPluginImplBase {
     public void nodeUnprepareResources(NodeUnprepareResourcesRequest request,
                                        StreamObserver<NodeUnprepareResourcesResponse> response) {
         DraPluginService.answer("NodeUnprepareResources (v1beta1)", () -> convert(v1.unprepare(convert(request,
-                dev.kgpu.plugin.kubelet.dra.v1.NodeUnprepareResourcesRequest.parser())), NodeUnprepareResourcesResponse.parser()),
+                dev.kgpu.kubelet.dra.v1.NodeUnprepareResourcesRequest.parser())), NodeUnprepareResourcesResponse.parser()),
                 response);
     }
 

@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.kubelet;
 
+import dev.kgpu.kubelet.UnixSocketTransport;
 import dev.kgpu.plugin.dra.ClaimPreparer;
 import dev.kgpu.plugin.dra.DraKubelet;
 import dev.kgpu.plugin.dra.DraNames;

@@ -1,7 +1,8 @@
 package dev.kgpu.plugin.kubelet;
 
-import dev.kgpu.plugin.kubelet.v1beta1.RegisterRequest;
-import dev.kgpu.plugin.kubelet.v1beta1.RegistrationGrpc;
+import dev.kgpu.kubelet.UnixSocketTransport;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.RegisterRequest;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.RegistrationGrpc;
 import dev.kgpu.plugin.lifecycle.Kubelet;
 import dev.kgpu.plugin.lifecycle.PluginMetrics;
 import dev.kgpu.plugin.resources.ResourceService;

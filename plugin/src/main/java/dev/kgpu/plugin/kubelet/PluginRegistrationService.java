@@ -1,11 +1,11 @@
 package dev.kgpu.plugin.kubelet;
 
+import dev.kgpu.kubelet.pluginregistration.v1.InfoRequest;
+import dev.kgpu.kubelet.pluginregistration.v1.PluginInfo;
+import dev.kgpu.kubelet.pluginregistration.v1.RegistrationGrpc;
+import dev.kgpu.kubelet.pluginregistration.v1.RegistrationStatus;
+import dev.kgpu.kubelet.pluginregistration.v1.RegistrationStatusResponse;
 import dev.kgpu.plugin.dra.DraKubelet;
-import dev.kgpu.plugin.kubelet.pluginregistration.InfoRequest;
-import dev.kgpu.plugin.kubelet.pluginregistration.PluginInfo;
-import dev.kgpu.plugin.kubelet.pluginregistration.RegistrationGrpc;
-import dev.kgpu.plugin.kubelet.pluginregistration.RegistrationStatus;
-import dev.kgpu.plugin.kubelet.pluginregistration.RegistrationStatusResponse;
 import io.grpc.stub.StreamObserver;
 
 import java.util.List;

@@ -1,15 +1,15 @@
 package dev.kgpu.plugin.kubelet;
 
+import dev.kgpu.kubelet.deviceplugin.v1beta1.CDIDevice;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.Device;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.DeviceSpec;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.ListAndWatchResponse;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.Mount;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.NUMANode;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.TopologyInfo;
 import dev.kgpu.plugin.allocation.ContainerAllocation;
 import dev.kgpu.plugin.devices.DeviceStatus;
-import dev.kgpu.plugin.kubelet.v1beta1.CDIDevice;
-import dev.kgpu.plugin.kubelet.v1beta1.ContainerAllocateResponse;
-import dev.kgpu.plugin.kubelet.v1beta1.Device;
-import dev.kgpu.plugin.kubelet.v1beta1.DeviceSpec;
-import dev.kgpu.plugin.kubelet.v1beta1.ListAndWatchResponse;
-import dev.kgpu.plugin.kubelet.v1beta1.Mount;
-import dev.kgpu.plugin.kubelet.v1beta1.NUMANode;
-import dev.kgpu.plugin.kubelet.v1beta1.TopologyInfo;
 
 import java.util.List;
 

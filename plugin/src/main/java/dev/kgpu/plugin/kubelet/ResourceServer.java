@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.kubelet;
 
+import dev.kgpu.kubelet.UnixSocketTransport;
 import dev.kgpu.plugin.lifecycle.Kubelet;
 import dev.kgpu.plugin.lifecycle.PluginMetrics;
 import dev.kgpu.plugin.resources.ResourceService;

@@ -14,6 +14,7 @@ import dev.kgpu.config.v1.FileField;
 import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.config.v1.SharingStrategy;
 import dev.kgpu.config.v1.ValueType;
+import dev.kgpu.kubelet.UnixSocketTransport;
 import dev.kgpu.plugin.health.HealthChecks;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,11 +66,6 @@ public record DevicePluginConfig(
 
     static final Setting<String> CONFIG_FILE = Setting.of(List.of("config-file"), List.of("CONFIG_FILE"),
             ValueType.string(), "", "the config file (NVIDIA's config v1), as an alternative to flags and environment");
-    /**
-     * The most bytes a Unix socket's path may have: {@code sun_path} holds 108 with the closing NUL. Checked
-     * before anything binds, so a long path is one line at start rather than a bind that fails on every retry.
-     */
-    public static final int MAX_SOCKET_PATH_BYTES = 107;
     /** The shortest name a resource's socket beside the kubelet's has; its folder must leave room for it. */
     static final String SHORTEST_RESOURCE_SOCKET = "nvidia-gpu.sock";
     static final Setting<String> KUBELET_SOCKET = Setting.of(List.of("kubelet-socket"), List.of("KUBELET_SOCKET"),
@@ -230,16 +226,16 @@ public record DevicePluginConfig(
             throw new IllegalArgumentException("must be a path without NUL characters");
         }
         int bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-        if (bytes > MAX_SOCKET_PATH_BYTES) {
-            throw new IllegalArgumentException("must be a path of at most " + MAX_SOCKET_PATH_BYTES
+        if (bytes > UnixSocketTransport.MAX_SOCKET_PATH_BYTES) {
+            throw new IllegalArgumentException("must be a path of at most " + UnixSocketTransport.MAX_SOCKET_PATH_BYTES
                     + " bytes, the most a Unix socket's path may have (it has " + bytes + ")");
         }
         Path folder = folderOf(Path.of(text));
         int resourceBytes = folder.resolve(SHORTEST_RESOURCE_SOCKET).toString()
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-        if (resourceBytes > MAX_SOCKET_PATH_BYTES) {
+        if (resourceBytes > UnixSocketTransport.MAX_SOCKET_PATH_BYTES) {
             throw new IllegalArgumentException("must be in a folder whose path leaves room for the plugin's own"
-                    + " sockets, such as " + SHORTEST_RESOURCE_SOCKET + ", within the " + MAX_SOCKET_PATH_BYTES
+                    + " sockets, such as " + SHORTEST_RESOURCE_SOCKET + ", within the " + UnixSocketTransport.MAX_SOCKET_PATH_BYTES
                     + " bytes a Unix socket's path may have (that one would have " + resourceBytes + ")");
         }
         return text;

@@ -1,12 +1,12 @@
 package dev.kgpu.plugin.bench;
 
+import dev.kgpu.kubelet.UnixSocketTransport;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.AllocateRequest;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.ContainerAllocateRequest;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.DevicePluginGrpc;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.Empty;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.ListAndWatchResponse;
 import dev.kgpu.plugin.health.HealthPolicy;
-import dev.kgpu.plugin.kubelet.UnixSocketTransport;
-import dev.kgpu.plugin.kubelet.v1beta1.AllocateRequest;
-import dev.kgpu.plugin.kubelet.v1beta1.ContainerAllocateRequest;
-import dev.kgpu.plugin.kubelet.v1beta1.DevicePluginGrpc;
-import dev.kgpu.plugin.kubelet.v1beta1.Empty;
-import dev.kgpu.plugin.kubelet.v1beta1.ListAndWatchResponse;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
 import dev.kgpu.plugin.testing.kubelet.RegistrationEvent;

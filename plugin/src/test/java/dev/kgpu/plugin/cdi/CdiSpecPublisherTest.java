@@ -2,10 +2,10 @@ package dev.kgpu.plugin.cdi;
 
 import dev.kgpu.cdi.CdiRegistry;
 import dev.kgpu.cdi.CdiSpec;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.mock.MockNvml;
 import dev.kgpu.nvml.mock.SimulatedDriverRoot;
-import dev.kgpu.plugin.kubelet.v1beta1.ContainerAllocateResponse;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.plugin.testing.kubelet.PodAdmission;
 import dev.kgpu.plugin.testing.kubelet.PodSpec;

@@ -1,13 +1,13 @@
 package dev.kgpu.plugin.it;
 
-import dev.kgpu.plugin.kubelet.v1beta1.AllocateRequest;
-import dev.kgpu.plugin.kubelet.v1beta1.CDIDevice;
-import dev.kgpu.plugin.kubelet.v1beta1.ContainerAllocateRequest;
-import dev.kgpu.plugin.kubelet.v1beta1.ContainerAllocateResponse;
-import dev.kgpu.plugin.kubelet.v1beta1.ContainerPreferredAllocationRequest;
-import dev.kgpu.plugin.kubelet.v1beta1.DeviceSpec;
-import dev.kgpu.plugin.kubelet.v1beta1.Mount;
-import dev.kgpu.plugin.kubelet.v1beta1.PreferredAllocationRequest;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.AllocateRequest;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.CDIDevice;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.ContainerAllocateRequest;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.ContainerPreferredAllocationRequest;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.DeviceSpec;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.Mount;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.PreferredAllocationRequest;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.plugin.testing.Profiles;

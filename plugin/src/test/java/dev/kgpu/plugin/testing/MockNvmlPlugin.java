@@ -1,13 +1,13 @@
 package dev.kgpu.plugin.testing;
 
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.kubelet.UnixSocketTransport;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.DevicePluginGrpc;
 import dev.kgpu.nvml.mock.MockNvml;
 import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.plugin.app.PluginAdapters;
 import dev.kgpu.plugin.dra.DraDriver;
 import dev.kgpu.plugin.dra.DraNames;
-import dev.kgpu.plugin.kubelet.UnixSocketTransport;
-import dev.kgpu.plugin.kubelet.v1beta1.DevicePluginGrpc;
 import dev.kgpu.plugin.lifecycle.LifecycleListener;
 import dev.kgpu.plugin.lifecycle.PluginMetrics;
 import dev.kgpu.plugin.lifecycle.PluginSupervisor;

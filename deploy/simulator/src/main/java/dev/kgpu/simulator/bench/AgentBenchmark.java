@@ -1,10 +1,10 @@
 package dev.kgpu.simulator.bench;
 
-import dev.kgpu.plugin.kubelet.UnixSocketTransport;
-import dev.kgpu.plugin.kubelet.v1beta1.AllocateRequest;
-import dev.kgpu.plugin.kubelet.v1beta1.ContainerAllocateRequest;
-import dev.kgpu.plugin.kubelet.v1beta1.DevicePluginGrpc;
-import dev.kgpu.plugin.kubelet.v1beta1.Empty;
+import dev.kgpu.kubelet.UnixSocketTransport;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.AllocateRequest;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.ContainerAllocateRequest;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.DevicePluginGrpc;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.Empty;
 import dev.kgpu.plugin.testing.kubelet.ResourceState;
 import dev.kgpu.simulator.gpu.SimulatedGpus;
 

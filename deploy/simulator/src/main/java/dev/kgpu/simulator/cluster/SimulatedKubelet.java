@@ -1,8 +1,8 @@
 package dev.kgpu.simulator.cluster;
 
 import dev.kgpu.exporter.podresources.testing.FakePodResourcesServer;
-import dev.kgpu.plugin.kubelet.v1beta1.ContainerAllocateResponse;
-import dev.kgpu.plugin.kubelet.v1beta1.Mount;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.Mount;
 import dev.kgpu.plugin.testing.kubelet.KubeletListener;
 import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
 import dev.kgpu.plugin.testing.kubelet.NodeStatusPublisher;

@@ -1,6 +1,6 @@
 package dev.kgpu.simulator.upstream;
 
-import dev.kgpu.plugin.kubelet.v1beta1.ContainerAllocateResponse;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import dev.kgpu.plugin.testing.kubelet.DeviceState;
 import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
 import dev.kgpu.plugin.testing.kubelet.PodAdmission;

@@ -1,15 +1,15 @@
 package dev.kgpu.exporter.podresources.testing;
 
-import dev.kgpu.exporter.podresources.v1.AllocatableResourcesRequest;
-import dev.kgpu.exporter.podresources.v1.AllocatableResourcesResponse;
-import dev.kgpu.exporter.podresources.v1.ContainerDevices;
-import dev.kgpu.exporter.podresources.v1.ContainerResources;
-import dev.kgpu.exporter.podresources.v1.GetPodResourcesRequest;
-import dev.kgpu.exporter.podresources.v1.GetPodResourcesResponse;
-import dev.kgpu.exporter.podresources.v1.ListPodResourcesRequest;
-import dev.kgpu.exporter.podresources.v1.ListPodResourcesResponse;
-import dev.kgpu.exporter.podresources.v1.PodResources;
-import dev.kgpu.exporter.podresources.v1.PodResourcesListerGrpc;
+import dev.kgpu.kubelet.podresources.v1.AllocatableResourcesRequest;
+import dev.kgpu.kubelet.podresources.v1.AllocatableResourcesResponse;
+import dev.kgpu.kubelet.podresources.v1.ContainerDevices;
+import dev.kgpu.kubelet.podresources.v1.ContainerResources;
+import dev.kgpu.kubelet.podresources.v1.GetPodResourcesRequest;
+import dev.kgpu.kubelet.podresources.v1.GetPodResourcesResponse;
+import dev.kgpu.kubelet.podresources.v1.ListPodResourcesRequest;
+import dev.kgpu.kubelet.podresources.v1.ListPodResourcesResponse;
+import dev.kgpu.kubelet.podresources.v1.PodResources;
+import dev.kgpu.kubelet.podresources.v1.PodResourcesListerGrpc;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;

@@ -3,14 +3,14 @@ package dev.kgpu.plugin.testing.kubelet;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
-import dev.kgpu.plugin.kubelet.UnixSocketTransport;
-import dev.kgpu.plugin.kubelet.dra.v1.Claim;
-import dev.kgpu.plugin.kubelet.dra.v1.DRAPluginGrpc;
-import dev.kgpu.plugin.kubelet.dra.v1.NodePrepareResourceResponse;
-import dev.kgpu.plugin.kubelet.dra.v1.NodePrepareResourcesRequest;
-import dev.kgpu.plugin.kubelet.dra.v1.NodePrepareResourcesResponse;
-import dev.kgpu.plugin.kubelet.dra.v1.NodeUnprepareResourcesRequest;
-import dev.kgpu.plugin.kubelet.dra.v1.NodeUnprepareResourcesResponse;
+import dev.kgpu.kubelet.UnixSocketTransport;
+import dev.kgpu.kubelet.dra.v1.Claim;
+import dev.kgpu.kubelet.dra.v1.DRAPluginGrpc;
+import dev.kgpu.kubelet.dra.v1.NodePrepareResourceResponse;
+import dev.kgpu.kubelet.dra.v1.NodePrepareResourcesRequest;
+import dev.kgpu.kubelet.dra.v1.NodePrepareResourcesResponse;
+import dev.kgpu.kubelet.dra.v1.NodeUnprepareResourcesRequest;
+import dev.kgpu.kubelet.dra.v1.NodeUnprepareResourcesResponse;
 import io.grpc.ManagedChannel;
 
 import java.nio.file.Path;
@@ -68,9 +68,9 @@ public final class DraPluginClient implements AutoCloseable {
         NodePrepareResourcesResponse response = service.equals(V1)
                 ? DRAPluginGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
                         .nodePrepareResources(request)
-                : convert(dev.kgpu.plugin.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel)
+                : convert(dev.kgpu.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel)
                         .withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-                        .nodePrepareResources(convert(request, dev.kgpu.plugin.kubelet.dra.v1beta1.NodePrepareResourcesRequest.parser())),
+                        .nodePrepareResources(convert(request, dev.kgpu.kubelet.dra.v1beta1.NodePrepareResourcesRequest.parser())),
                         NodePrepareResourcesResponse.parser());
         Map<String, DraClaimResult> results = new LinkedHashMap<>();
         for (DraClaim claim : claims) {
@@ -96,9 +96,9 @@ public final class DraPluginClient implements AutoCloseable {
         NodeUnprepareResourcesResponse response = service.equals(V1)
                 ? DRAPluginGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
                         .nodeUnprepareResources(request)
-                : convert(dev.kgpu.plugin.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel)
+                : convert(dev.kgpu.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel)
                         .withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-                        .nodeUnprepareResources(convert(request, dev.kgpu.plugin.kubelet.dra.v1beta1.NodeUnprepareResourcesRequest.parser())),
+                        .nodeUnprepareResources(convert(request, dev.kgpu.kubelet.dra.v1beta1.NodeUnprepareResourcesRequest.parser())),
                         NodeUnprepareResourcesResponse.parser());
         Map<String, Optional<String>> results = new LinkedHashMap<>();
         for (DraClaim claim : claims) {

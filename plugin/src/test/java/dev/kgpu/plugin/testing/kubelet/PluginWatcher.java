@@ -1,10 +1,10 @@
 package dev.kgpu.plugin.testing.kubelet;
 
-import dev.kgpu.plugin.kubelet.UnixSocketTransport;
-import dev.kgpu.plugin.kubelet.pluginregistration.InfoRequest;
-import dev.kgpu.plugin.kubelet.pluginregistration.PluginInfo;
-import dev.kgpu.plugin.kubelet.pluginregistration.RegistrationGrpc;
-import dev.kgpu.plugin.kubelet.pluginregistration.RegistrationStatus;
+import dev.kgpu.kubelet.UnixSocketTransport;
+import dev.kgpu.kubelet.pluginregistration.v1.InfoRequest;
+import dev.kgpu.kubelet.pluginregistration.v1.PluginInfo;
+import dev.kgpu.kubelet.pluginregistration.v1.RegistrationGrpc;
+import dev.kgpu.kubelet.pluginregistration.v1.RegistrationStatus;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 

@@ -1,6 +1,6 @@
 package dev.kgpu.plugin.testing.kubelet;
 
-import dev.kgpu.plugin.kubelet.v1beta1.ContainerAllocateResponse;
+import dev.kgpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,5 @@
-package dev.kgpu.plugin.kubelet;
+package dev.kgpu.kubelet;
 
-import dev.kgpu.plugin.settings.DevicePluginConfig;
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
@@ -33,6 +32,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class UnixSocketTransport implements AutoCloseable {
 
+    /**
+     * The most bytes a Unix socket's path may have: {@code sun_path} holds 108 with the closing NUL. Checked
+     * before anything binds, so a long path is one line at start rather than a bind that fails on every retry.
+     */
+    public static final int MAX_SOCKET_PATH_BYTES = 107;
+
     private static final String AUTHORITY = "localhost";
 
     private final EventLoopGroup boss;
@@ -49,9 +54,9 @@ public final class UnixSocketTransport implements AutoCloseable {
      */
     public Server serve(Path socket, Executor executor, List<BindableService> services) throws IOException {
         int bytes = socket.toString().getBytes(StandardCharsets.UTF_8).length;
-        if (bytes > DevicePluginConfig.MAX_SOCKET_PATH_BYTES) {
+        if (bytes > MAX_SOCKET_PATH_BYTES) {
             throw new IOException("could not serve gRPC on " + socket + ": the path has " + bytes + " bytes, more than"
-                    + " the " + DevicePluginConfig.MAX_SOCKET_PATH_BYTES + " a Unix socket's path may have");
+                    + " the " + MAX_SOCKET_PATH_BYTES + " a Unix socket's path may have");
         }
         Files.createDirectories(socket.toAbsolutePath().getParent());
         Files.deleteIfExists(socket);
