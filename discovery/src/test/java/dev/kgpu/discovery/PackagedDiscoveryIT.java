@@ -37,7 +37,7 @@ import static org.hamcrest.Matchers.equalTo;
 
 /**
  * The packaged feature discovery ({@code target/quarkus-app}, run as {@code java -jar quarkus-run.jar} with
- * deploy/images/jvm.options) labelling a Node of the Kubernetes API test server from an 8 × A100 mock node,
+ * deploy/release/images/jvm.options) labelling a Node of the Kubernetes API test server from an 8 × A100 mock node,
  * with the PCI class files and machine-type file a DGX A100 has: the labels GFD would publish, relabelling
  * every second, a label removed by hand put back, the readiness probe. With
  * {@code quarkus.package.jar.aot.enabled} this run is what Java's AOT cache ({@code app.aot}) is trained on.

@@ -35,7 +35,7 @@ import static org.hamcrest.Matchers.equalTo;
 
 /**
  * The packaged exporter ({@code target/quarkus-app}, run as {@code java -jar quarkus-run.jar} with
- * deploy/images/jvm.options) doing its real work on an 8 × H100 mock node: collections every second with GPM
+ * deploy/release/images/jvm.options) doing its real work on an 8 × H100 mock node: collections every second with GPM
  * profiling fields, pod attribution from a kubelet PodResources server, scrapes in both formats and gzip, an
  * XID from the mock's event file, the health endpoints. With {@code quarkus.package.jar.aot.enabled} this run
  * is what Java's AOT cache ({@code app.aot}) is trained on, so it walks every path a scrape on a node takes.

@@ -32,7 +32,7 @@ import static org.hamcrest.Matchers.containsString;
 
 /**
  * The packaged device plugin ({@code target/quarkus-app}, run as {@code java -jar quarkus-run.jar} with
- * deploy/images/jvm.options) doing its real work against the kubelet simulator on an 8 × A100 mock node:
+ * deploy/release/images/jvm.options) doing its real work against the kubelet simulator on an 8 × A100 mock node:
  * registration, ListAndWatch, a pod admission (GetPreferredAllocation by NVLink topology, then Allocate), an
  * XID that takes a GPU out of allocatable and its recovery, the probes and its metrics. With
  * {@code quarkus.package.jar.aot.enabled} this run is what Java's AOT cache ({@code app.aot}) is trained on.

@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * vGPU lines those of {@code expected-output-vgpu.txt}.
  *
  * <p>A line that matches none passes only when NVIDIA's GFD (v0.17.4, run unmodified on the same mock profile by
- * {@code deploy/upstream/run-nvidia-agents}; its labels in {@code nvidia-gfd-v0.17.4/}) emits the same label,
+ * {@code deploy/tools/upstream/run-nvidia-agents}; its labels in {@code nvidia-gfd-v0.17.4/}) emits the same label,
  * which then fails its own check too: the {@code mig-1g.10gb.me.*} and {@code mig-1c.2g.20gb.*} families of
  * MIG profiles GFD's expressions ({@code mig-[0-9]+g\.[0-9]+gb\.}) were not written for. No other exception.
  */

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The packaged exporter ({@code target/quarkus-app/quarkus-run.jar}) as a process of its own, started as the
- * image starts it ({@code java @deploy/images/jvm.options -jar}), with the test JVM's environment (the mock
+ * image starts it ({@code java @deploy/release/images/jvm.options -jar}), with the test JVM's environment (the mock
  * NVML and its profile, from the failsafe configuration) plus the variables given; its output goes to a
  * file. For what only a real process shows: TLS on the listening port, signals, exit statuses, the one
  * line a bad setting prints.
@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 public final class ExporterProcess implements AutoCloseable {
 
     private static final Path JAR = Path.of("target/quarkus-app/quarkus-run.jar");
-    private static final Path JVM_OPTIONS = Path.of("../deploy/images/jvm.options");
+    private static final Path JVM_OPTIONS = Path.of("../deploy/release/images/jvm.options");
 
     private final Process process;
     private final Path output;

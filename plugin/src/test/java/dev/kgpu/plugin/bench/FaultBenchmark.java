@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The device plugin's fault tests, on the packaged plugin as its image runs it ({@code java @deploy/images/jvm.options
+ * The device plugin's fault tests, on the packaged plugin as its image runs it ({@code java @deploy/release/images/jvm.options
  * -jar target/quarkus-app/quarkus-run.jar}, dgx-a100 mock node) next to the kubelet simulator:
  * <ol>
  *   <li>kubelet restarts: {@value #RESTARTS} times the simulator restarts as a kubelet does (stops, deletes every

@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * config; {@code nvml-ffm/nvidia-config/conformance/k8s-device-plugin/ORIGIN.md}) read by kgpu's plugin: every
  * file NVIDIA accepts starts it (discovery's own {@code NvidiaConfigConformanceTest} checks that discovery does
  * too), every file NVIDIA refuses is refused, and on each mock
- * profile NVIDIA's plugin (v0.17.4, run on the same mock node by {@code deploy/upstream/measure-nvidia-configs})
+ * profile NVIDIA's plugin (v0.17.4, run on the same mock node by {@code deploy/tools/upstream/measure-nvidia-configs})
  * was measured on, kgpu advertises the same resources with the same counts, except the differences listed in
  * {@link #DIFFERENCES}, each with its reason. Reads the mock through the real FFM path; about 2 s.
  */

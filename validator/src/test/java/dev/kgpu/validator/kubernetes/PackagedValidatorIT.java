@@ -29,7 +29,7 @@ import static org.hamcrest.Matchers.equalTo;
 
 /**
  * The packaged validator ({@code target/quarkus-app}, run as {@code java -jar quarkus-run.jar} with
- * deploy/images/jvm.options) in daemon mode validating an 8 × A100 mock node end to end: driver (NVML),
+ * deploy/release/images/jvm.options) in daemon mode validating an 8 × A100 mock node end to end: driver (NVML),
  * toolkit (device nodes under a simulated dev root), plugin (the Node's {@code nvidia.com/gpu} and a sample
  * pod) and cuda (a vectorAdd sample pod), against the Kubernetes API test server with
  * {@link ScriptedNode} as scheduler, kubelet and container runtime. Readiness turns UP with every verdict and the four

@@ -19,7 +19,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * One packaged agent ({@code <module>/target/quarkus-app/quarkus-run.jar}) run as a process, as its image runs
- * it ({@code java @deploy/images/jvm.options -jar quarkus-run.jar}: a 48 MiB heap, so a bomb that got past the
+ * it ({@code java @deploy/release/images/jvm.options -jar quarkus-run.jar}: a 48 MiB heap, so a bomb that got past the
  * budgets would end in OutOfMemoryError here), with its stdout and stderr kept whole in files: for the corpus
  * rows that must be seen end to end (exit status, every line printed, SIGHUP).
  *
@@ -80,15 +80,15 @@ public final class PackagedAgent implements AutoCloseable {
         }
     }
 
-    /** The images' JVM options, {@code deploy/images/jvm.options} of the checkout the module is in. */
+    /** The images' JVM options, {@code deploy/release/images/jvm.options} of the checkout the module is in. */
     public static Path jvmOptions() {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            Path options = dir.resolve("deploy/images/jvm.options");
+            Path options = dir.resolve("deploy/release/images/jvm.options");
             if (Files.isRegularFile(options)) {
                 return options;
             }
         }
-        throw new IllegalStateException("deploy/images/jvm.options was not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException("deploy/release/images/jvm.options was not found above " + Path.of("").toAbsolutePath());
     }
 
     /** Waits for the agent to end; fails when it has not within {@code timeout}. */

@@ -42,7 +42,7 @@ import java.util.function.Predicate;
  * The scheduler and the kubelet of a one-node cluster, against a Kubernetes API server (a CRUD test server):
  * what runs a pod once it is created. The one fake of them, shared by the validator's tests (whose protocol is
  * running a sample pod through the API server, so it lives in the validator's test-jar) and the simulated node
- * (deploy/simulator, built after the validator). Its parts are small classes of their own:
+ * (deploy/tools/simulator, built after the validator). Its parts are small classes of their own:
  *
  * <ul>
  *   <li>{@link Scheduler}: may a pending pod go to the node ({@link Scheduler#standard()}: node selector and

@@ -1,0 +1,133 @@
+package dev.kgpu.simulator.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The benchmark's settings, validated: each bad one is named with its value in one line.
+ *
+ * @param root             the kgpu checkout (mock NVML, its profiles, {@code deploy/release/images/run-in-rootfs})
+ * @param kgpuImages       the OCI layout holding kgpu's images ({@code deploy/release/images/target/oci})
+ * @param kgpuRootfs       instead, the images' root filesystems as build-images assembles them (for its training)
+ * @param nvidiaBin        NVIDIA's built agents, when they are measured too
+ * @param nvidiaVersion    what those were built from, for the table
+ * @param profile          the mock profile of the node
+ * @param runs             start-up runs per subject (medians reported)
+ * @param soak             how long the agents work at the end (zero: no soak)
+ * @param allocates        Allocate calls spread over the soak
+ * @param scrapesPerSecond exporter scrapes per second during the soak
+ * @param workDir          nodes, unpacked images and logs; wiped at start
+ * @param json             where the figures go as JSON
+ * @param variant          what is changed in kgpu's images for this run (a lever weighed without a rebuild), or
+ *                         a training run
+ */
+record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuRootfs, Optional<Path> nvidiaBin, String nvidiaVersion, String profile, int runs,
+                    Duration soak, int allocates, int scrapesPerSecond, Path workDir, Path json, KgpuImages.Variant variant) {
+
+    static final String USAGE = """
+            usage: benchmark [options]
+              --kgpu-images=<dir>        OCI layout with kgpu's images (default <root>/deploy/release/images/target/oci)
+              --nvidia-bin=<dir>         also measure NVIDIA's nvidia-device-plugin and gpu-feature-discovery in <dir>
+              --nvidia-version=<text>    what they were built from, e.g. "v0.17.4, go1.23.5"
+              --profile=<name>           mock NVML profile of the node (default dgx-a100)
+              --runs=<n>                 start-up runs per subject, medians reported (default 5)
+              --soak=<seconds>           the agents' work at the end, 0 for none (default 600)
+              --allocates=<n>            Allocate calls spread over the soak (default 10000)
+              --scrapes-per-second=<n>   exporter scrapes during the soak (default 2)
+              --work-dir=<dir>           short: it holds Unix sockets (default /tmp/kgpu-bench)
+              --json=<file>              the figures as JSON (default <root>/deploy/release/images/target/benchmark.json)
+              --root=<dir>               the kgpu checkout (default the current folder)
+            To weigh a lever without rebuilding the images:
+              --jvm-options=<file>       mount <file> over the images' /opt/kgpu/jvm.options
+              --aot-caches=<dir>         mount <dir>/<agent>/app.aot over the images' /opt/kgpu/app.aot
+              --train=<dir>              measure nothing: run each agent's work once recording its AOT configuration,
+                                         then create <dir>/<agent>/app.aot in its image (with --jvm-options if given)
+              --kgpu-rootfs=<dir>        the images as build-images assembles them, <dir>/<agent>/rootfs and
+                                         <dir>/<agent>/image-config.json, instead of --kgpu-images (build-images' --train)
+            """;
+
+    static BenchOptions parse(List<String> args) {
+        Path root = Path.of("").toAbsolutePath();
+        String images = null;
+        String nvidia = null;
+        String version = "unknown version";
+        String profile = "dgx-a100";
+        String runs = "5";
+        String soak = "600";
+        String allocates = "10000";
+        String scrapes = "2";
+        String work = "/tmp/kgpu-bench";
+        String json = null;
+        String jvmOptions = null;
+        String aotCaches = null;
+        String train = null;
+        String rootfs = null;
+        List<String> problems = new ArrayList<>();
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            String name = eq < 0 ? arg : arg.substring(0, eq);
+            String value = eq < 0 ? "" : arg.substring(eq + 1);
+            switch (name) {
+                case "--kgpu-images" -> images = value;
+                case "--nvidia-bin" -> nvidia = value;
+                case "--nvidia-version" -> version = value;
+                case "--profile" -> profile = value;
+                case "--runs" -> runs = value;
+                case "--soak" -> soak = value;
+                case "--allocates" -> allocates = value;
+                case "--scrapes-per-second" -> scrapes = value;
+                case "--work-dir" -> work = value;
+                case "--json" -> json = value;
+                case "--root" -> root = Path.of(value).toAbsolutePath();
+                case "--jvm-options" -> jvmOptions = value;
+                case "--aot-caches" -> aotCaches = value;
+                case "--train" -> train = value;
+                case "--kgpu-rootfs" -> rootfs = value;
+                default -> problems.add("option was '" + arg + "' but it is not one of the benchmark's (--help lists them)");
+            }
+        }
+        int runCount = number("--runs", runs, 1, 100, problems);
+        int soakSeconds = number("--soak", soak, 0, 86_400, problems);
+        int allocateCount = number("--allocates", allocates, 1, 10_000_000, problems);
+        int scrapeRate = number("--scrapes-per-second", scrapes, 1, 1000, problems);
+        if (profile.isBlank()) {
+            problems.add("--profile was '' but it must name a mock profile, e.g. dgx-a100");
+        }
+        if (jvmOptions != null && !java.nio.file.Files.isRegularFile(Path.of(jvmOptions))) {
+            problems.add("--jvm-options was '" + jvmOptions + "' but it is not a file");
+        }
+        if (aotCaches != null && !java.nio.file.Files.isDirectory(Path.of(aotCaches))) {
+            problems.add("--aot-caches was '" + aotCaches + "' but it is not a folder");
+        }
+        if (train != null && aotCaches != null) {
+            problems.add("--train was '" + train + "' but it records new caches, so --aot-caches ('" + aotCaches + "') cannot go with it");
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("\n", problems));
+        }
+        KgpuImages.Variant variant = new KgpuImages.Variant(
+                Optional.ofNullable(jvmOptions).map(p -> Path.of(p).toAbsolutePath()),
+                Optional.ofNullable(aotCaches).map(p -> Path.of(p).toAbsolutePath()),
+                Optional.ofNullable(train).map(p -> Path.of(p).toAbsolutePath()));
+        return new BenchOptions(root, images == null ? root.resolve("deploy/release/images/target/oci") : Path.of(images).toAbsolutePath(),
+                Optional.ofNullable(rootfs).map(p -> Path.of(p).toAbsolutePath()), Optional.ofNullable(nvidia).map(p -> Path.of(p).toAbsolutePath()), version, profile, runCount,
+                Duration.ofSeconds(soakSeconds), allocateCount, scrapeRate, Path.of(work).toAbsolutePath(),
+                json == null ? root.resolve("deploy/release/images/target/benchmark.json") : Path.of(json).toAbsolutePath(), variant);
+    }
+
+    private static int number(String name, String value, int min, int max, List<String> problems) {
+        try {
+            int n = Integer.parseInt(value);
+            if (n >= min && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        problems.add(name + " was '" + value + "' but it must be a whole number from " + min + " to " + max);
+        return min;
+    }
+}

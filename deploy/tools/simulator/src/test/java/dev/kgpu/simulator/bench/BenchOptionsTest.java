@@ -1,0 +1,44 @@
+package dev.kgpu.simulator.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class BenchOptionsTest {
+
+    @Test
+    void defaultsAreTheIssuesWork() {
+        BenchOptions options = BenchOptions.parse(List.of("--root=/src/kgpu"));
+
+        assertThat(options.runs()).isEqualTo(5);
+        assertThat(options.soak()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(options.allocates()).isEqualTo(10_000);
+        assertThat(options.scrapesPerSecond()).isEqualTo(2);
+        assertThat(options.profile()).isEqualTo("dgx-a100");
+        assertThat(options.kgpuImages()).isEqualTo(Path.of("/src/kgpu/deploy/release/images/target/oci"));
+        assertThat(options.nvidiaBin()).isEmpty();
+        assertThat(options.variant().any()).isFalse();
+    }
+
+    @Test
+    void everyBadOptionIsNamedWithItsValueInOneLine() {
+        assertThatThrownBy(() -> BenchOptions.parse(List.of("--runs=0", "--soak=ten", "--bogus=1", "--profile=")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(String.join("\n",
+                        "option was '--bogus=1' but it is not one of the benchmark's (--help lists them)",
+                        "--runs was '0' but it must be a whole number from 1 to 100",
+                        "--soak was 'ten' but it must be a whole number from 0 to 86400",
+                        "--profile was '' but it must name a mock profile, e.g. dgx-a100"));
+    }
+
+    @Test
+    void trainingRecordsNewCachesSoItCannotUseGivenOnes(@org.junit.jupiter.api.io.TempDir Path dir) {
+        assertThatThrownBy(() -> BenchOptions.parse(List.of("--train=" + dir.resolve("t"), "--aot-caches=" + dir)))
+                .hasMessageContaining("--train was '" + dir.resolve("t") + "' but it records new caches");
+    }
+}
