@@ -29,12 +29,13 @@ command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wr
 
 out=exporter/target/bench
 mkdir -p "$out"
-if [ ! -f exporter/target/quarkus-app/quarkus-run.jar ] || [ ! -d exporter/target/test-classes ]; then
-  ./mvnw -B -q -pl exporter -am package -DskipTests
+if [ ! -f exporter/target/quarkus-app/quarkus-run.jar ] || [ ! -d deploy/tools/simulated-cluster/target/classes ]; then
+  ./mvnw -B -q -pl exporter,deploy/tools/simulated-cluster -am package -DskipTests
 fi
 lib="$root/nvml-ffm/nvml/target/mock/libnvidia-ml.so.1"
 [ -f "$lib" ] || ./mvnw -B -q -pl nvml-ffm/nvml generate-resources
-cp="exporter/target/test-classes:$(ls exporter/target/quarkus-app/app/*.jar | tr '\n' ':')$(ls exporter/target/quarkus-app/lib/main/*.jar | tr '\n' ':')"
+# the fake kubelet (the simulated cluster's FakePodResourcesServer) on the exporter's libraries: kubelet-api, grpc-netty
+cp="deploy/tools/simulated-cluster/target/classes:$(ls exporter/target/quarkus-app/lib/main/*.jar | tr '\n' ':')"
 
 # the 64-GPU node: large-256's H100s, 64 of them
 python3 - "$root/nvml-ffm/nvml/mock/profiles/large-256.json" "$out/h100-64.json" <<'PY'
@@ -72,7 +73,7 @@ for gpus in "${sizes[@]}"; do
   sock="$out/kubelet-$gpus.sock"
   rm -f "$sock"
   KGPU_NVML_LIBRARY="$lib" MOCK_NVML_PROFILE="$profile" "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$cp" \
-      dev.kgpu.exporter.podresources.testing.FakePodResourcesServer "$sock" --every-gpu > "$out/kubelet-$gpus.log" 2>&1 &
+      dev.kgpu.sim.podresources.FakePodResourcesServer "$sock" --every-gpu > "$out/kubelet-$gpus.log" 2>&1 &
   kubelet=$!; pids+=("$kubelet")
   for _ in $(seq 1 100); do [ -S "$sock" ] && grep -q serving "$out/kubelet-$gpus.log" && break; sleep 0.2; done
 

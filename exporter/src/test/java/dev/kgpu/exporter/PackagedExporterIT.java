@@ -1,11 +1,11 @@
 package dev.kgpu.exporter;
 
-import dev.kgpu.exporter.podresources.testing.FakePodResourcesServer;
 import dev.kgpu.exporter.testing.Await;
-import dev.kgpu.exporter.testing.ExpositionParser.Sample;
-import dev.kgpu.exporter.testing.ExpositionParser;
 import dev.kgpu.nvml.mock.MockNvml;
 import dev.kgpu.nvml.mock.MockProfile;
+import dev.kgpu.sim.podresources.FakePodResourcesServer;
+import dev.kgpu.sim.prometheus.ExpositionParser.Sample;
+import dev.kgpu.sim.prometheus.ExpositionParser;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;

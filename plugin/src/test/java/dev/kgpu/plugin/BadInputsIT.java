@@ -2,7 +2,7 @@ package dev.kgpu.plugin;
 
 import dev.kgpu.agent.testing.BadInputs;
 import dev.kgpu.agent.testing.PackagedAgent;
-import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
+import dev.kgpu.sim.kubelet.KubeletSimulator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

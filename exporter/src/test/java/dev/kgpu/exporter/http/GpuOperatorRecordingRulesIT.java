@@ -1,6 +1,6 @@
 package dev.kgpu.exporter.http;
 
-import dev.kgpu.testing.PrometheusServer;
+import dev.kgpu.sim.prometheus.PrometheusServer;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.Test;

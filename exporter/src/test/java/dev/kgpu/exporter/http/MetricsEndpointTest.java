@@ -1,9 +1,9 @@
 package dev.kgpu.exporter.http;
 
 import dev.kgpu.exporter.testing.Await;
-import dev.kgpu.exporter.testing.ExpositionParser;
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.sim.prometheus.ExpositionParser;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import org.junit.jupiter.api.Test;

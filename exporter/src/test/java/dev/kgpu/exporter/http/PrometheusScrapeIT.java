@@ -1,7 +1,7 @@
 package dev.kgpu.exporter.http;
 
 import dev.kgpu.exporter.testing.Await;
-import dev.kgpu.testing.PrometheusServer;
+import dev.kgpu.sim.prometheus.PrometheusServer;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.core.json.JsonArray;

@@ -2,7 +2,7 @@ package dev.kgpu.exporter.http;
 
 import dev.kgpu.exporter.testing.Await;
 import dev.kgpu.exporter.testing.ExporterProcess;
-import dev.kgpu.testing.PrometheusServer;
+import dev.kgpu.sim.prometheus.PrometheusServer;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.impl.KeyStoreHelper;
 import org.junit.jupiter.api.Test;

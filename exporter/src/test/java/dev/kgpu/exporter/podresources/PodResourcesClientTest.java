@@ -2,7 +2,7 @@ package dev.kgpu.exporter.podresources;
 
 import dev.kgpu.exporter.pods.ContainerDevices;
 import dev.kgpu.exporter.pods.PodResourcesException;
-import dev.kgpu.exporter.podresources.testing.FakePodResourcesServer;
+import dev.kgpu.sim.podresources.FakePodResourcesServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,12 +1,12 @@
 package dev.kgpu.plugin.app;
 
-import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
-import dev.kgpu.plugin.testing.kubelet.PodAdmission;
-import dev.kgpu.plugin.testing.kubelet.PodSpec;
+import dev.kgpu.plugin.settings.PluginSettings;
+import dev.kgpu.sim.kubelet.KubeletSimulator;
+import dev.kgpu.sim.kubelet.PodAdmission;
+import dev.kgpu.sim.kubelet.PodSpec;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import jakarta.inject.Inject;
-import dev.kgpu.plugin.settings.PluginSettings;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;

@@ -3,11 +3,11 @@ package dev.kgpu.plugin.bench;
 import dev.kgpu.agent.testing.PackagedAgent;
 import dev.kgpu.nvml.mock.MockNvml;
 import dev.kgpu.nvml.mock.MockProfile;
-import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
-import dev.kgpu.plugin.testing.kubelet.PodAdmission;
-import dev.kgpu.plugin.testing.kubelet.PodSpec;
-import dev.kgpu.plugin.testing.kubelet.RegistrationEvent;
-import dev.kgpu.plugin.testing.kubelet.ResourceState;
+import dev.kgpu.sim.kubelet.KubeletSimulator;
+import dev.kgpu.sim.kubelet.PodAdmission;
+import dev.kgpu.sim.kubelet.PodSpec;
+import dev.kgpu.sim.kubelet.RegistrationEvent;
+import dev.kgpu.sim.kubelet.ResourceState;
 
 import java.io.IOException;
 import java.nio.file.Files;

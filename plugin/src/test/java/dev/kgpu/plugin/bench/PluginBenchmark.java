@@ -8,8 +8,8 @@ import dev.kgpu.kubelet.deviceplugin.v1beta1.Empty;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.ListAndWatchResponse;
 import dev.kgpu.plugin.health.HealthPolicy;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
-import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
-import dev.kgpu.plugin.testing.kubelet.RegistrationEvent;
+import dev.kgpu.sim.kubelet.KubeletSimulator;
+import dev.kgpu.sim.kubelet.RegistrationEvent;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
 

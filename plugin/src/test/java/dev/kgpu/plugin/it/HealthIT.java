@@ -9,7 +9,7 @@ import dev.kgpu.plugin.lifecycle.PluginMetrics;
 import dev.kgpu.plugin.lifecycle.PluginStatus.Problem;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
-import dev.kgpu.plugin.testing.kubelet.ResourceState;
+import dev.kgpu.sim.kubelet.ResourceState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -14,11 +14,11 @@ import dev.kgpu.plugin.lifecycle.PluginSupervisor;
 import dev.kgpu.plugin.nvml.MigCapabilities;
 import dev.kgpu.plugin.nvml.NvmlDeviceSource;
 import dev.kgpu.plugin.settings.PluginSettings;
-import dev.kgpu.plugin.testing.kubelet.DraPluginClient;
-import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
-import dev.kgpu.plugin.testing.kubelet.PluginWatcher;
-import dev.kgpu.plugin.testing.kubelet.ResourceState;
-import dev.kgpu.plugin.testing.kubernetes.TestApiServer;
+import dev.kgpu.sim.apiserver.TestApiServer;
+import dev.kgpu.sim.kubelet.KubeletSimulator;
+import dev.kgpu.sim.kubelet.ResourceState;
+import dev.kgpu.sim.pluginwatcher.DraPluginClient;
+import dev.kgpu.sim.pluginwatcher.PluginWatcher;
 import io.grpc.ManagedChannel;
 
 import java.io.IOException;

@@ -1,14 +1,14 @@
 package dev.kgpu.validator.kubernetes;
 
 import dev.kgpu.config.v1.MigStrategy;
+import dev.kgpu.sim.dra.AllocationDrivers;
+import dev.kgpu.sim.dra.GpuSlices;
 import dev.kgpu.validator.adapters.KubernetesCluster;
 import dev.kgpu.validator.core.ComponentFailure;
 import dev.kgpu.validator.core.Layer;
 import dev.kgpu.validator.core.PluginValidator;
 import dev.kgpu.validator.core.SamplePod;
 import dev.kgpu.validator.core.SamplePodRunner;
-import dev.kgpu.validator.kubernetes.testing.dra.AllocationDrivers;
-import dev.kgpu.validator.kubernetes.testing.dra.GpuSlices;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;

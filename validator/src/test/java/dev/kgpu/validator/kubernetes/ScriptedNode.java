@@ -1,11 +1,11 @@
 package dev.kgpu.validator.kubernetes;
 
+import dev.kgpu.sim.dra.DraDrivers;
+import dev.kgpu.sim.kubelet.SchedulerAndKubelet;
+import dev.kgpu.sim.runtime.ContainerLogs;
+import dev.kgpu.sim.runtime.ContainerRuntime;
+import dev.kgpu.sim.runtime.VectorAdd;
 import dev.kgpu.validator.adapters.KubernetesCluster;
-import dev.kgpu.validator.kubernetes.testing.ContainerLogs;
-import dev.kgpu.validator.kubernetes.testing.ContainerRuntime;
-import dev.kgpu.validator.kubernetes.testing.SchedulerAndKubelet;
-import dev.kgpu.validator.kubernetes.testing.VectorAdd;
-import dev.kgpu.validator.kubernetes.testing.dra.DraDrivers;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.kubernetes.client.KubernetesServer;

@@ -2,7 +2,7 @@ package dev.kgpu.validator.metrics;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kgpu.testing.PrometheusServer;
+import dev.kgpu.sim.prometheus.PrometheusServer;
 import dev.kgpu.validator.NodeStatusExporter;
 import dev.kgpu.validator.core.Component;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;

@@ -1,6 +1,6 @@
 package dev.kgpu.validator.metrics;
 
-import dev.kgpu.testing.PrometheusServer;
+import dev.kgpu.sim.prometheus.PrometheusServer;
 import dev.kgpu.validator.core.Component;
 import dev.kgpu.validator.core.NodeStatusMetrics;
 import org.junit.jupiter.api.Test;

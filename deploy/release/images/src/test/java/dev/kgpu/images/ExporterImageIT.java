@@ -1,7 +1,7 @@
 package dev.kgpu.images;
 
-import dev.kgpu.exporter.podresources.testing.FakePodResourcesServer;
 import dev.kgpu.exporter.testing.Await;
+import dev.kgpu.sim.podresources.FakePodResourcesServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

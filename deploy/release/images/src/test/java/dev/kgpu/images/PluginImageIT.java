@@ -1,10 +1,10 @@
 package dev.kgpu.images;
 
 import dev.kgpu.exporter.testing.Await;
-import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
-import dev.kgpu.plugin.testing.kubelet.PodAdmission;
-import dev.kgpu.plugin.testing.kubelet.PodSpec;
-import dev.kgpu.plugin.testing.kubelet.ResourceState;
+import dev.kgpu.sim.kubelet.KubeletSimulator;
+import dev.kgpu.sim.kubelet.PodAdmission;
+import dev.kgpu.sim.kubelet.PodSpec;
+import dev.kgpu.sim.kubelet.ResourceState;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
 package dev.kgpu.simulator;
 
-import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
-import dev.kgpu.simulator.cluster.SimulatedKubelet;
-import dev.kgpu.simulator.gpu.SimulatedGpus;
+import dev.kgpu.sim.kubelet.KubeletSimulator;
+import dev.kgpu.sim.kubelet.SimulatedKubelet;
+import dev.kgpu.sim.runtime.SimulatedGpus;
 import dev.kgpu.simulator.report.NodeReport;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;

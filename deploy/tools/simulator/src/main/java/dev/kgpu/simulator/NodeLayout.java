@@ -1,7 +1,7 @@
 package dev.kgpu.simulator;
 
 import dev.kgpu.nvml.mock.SimulatedDriverRoot;
-import dev.kgpu.simulator.gpu.SimulatedGpus;
+import dev.kgpu.sim.runtime.SimulatedGpus;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package dev.kgpu.simulator;
 
-import dev.kgpu.simulator.gpu.SimulatedGpus;
+import dev.kgpu.sim.runtime.SimulatedGpus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -7,11 +7,11 @@ import dev.kgpu.gpucheck.node.NodeValues;
 import dev.kgpu.gpucheck.report.StepResult;
 import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.HealthMonitor;
-import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
-import dev.kgpu.plugin.testing.kubelet.PodAdmission;
-import dev.kgpu.plugin.testing.kubelet.PodSpec;
-import dev.kgpu.plugin.testing.kubelet.RegistrationEvent;
-import dev.kgpu.plugin.testing.kubelet.ResourceState;
+import dev.kgpu.sim.kubelet.KubeletSimulator;
+import dev.kgpu.sim.kubelet.PodAdmission;
+import dev.kgpu.sim.kubelet.PodSpec;
+import dev.kgpu.sim.kubelet.RegistrationEvent;
+import dev.kgpu.sim.kubelet.ResourceState;
 import dev.kgpu.simulator.Agent;
 
 import java.io.IOException;

@@ -1,10 +1,10 @@
 package dev.kgpu.gpucheck.compare;
 
-import dev.kgpu.exporter.testing.ExpositionParser;
 import dev.kgpu.gpucheck.node.Fields;
-import dev.kgpu.gpucheck.node.NodeValues;
 import dev.kgpu.gpucheck.node.NodeValues.GpuValues;
+import dev.kgpu.gpucheck.node.NodeValues;
 import dev.kgpu.gpucheck.node.Val;
+import dev.kgpu.sim.prometheus.ExpositionParser;
 
 import java.io.IOException;
 import java.io.InputStream;

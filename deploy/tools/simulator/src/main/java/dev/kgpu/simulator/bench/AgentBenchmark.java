@@ -5,8 +5,8 @@ import dev.kgpu.kubelet.deviceplugin.v1beta1.AllocateRequest;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.ContainerAllocateRequest;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.DevicePluginGrpc;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.Empty;
-import dev.kgpu.plugin.testing.kubelet.ResourceState;
-import dev.kgpu.simulator.gpu.SimulatedGpus;
+import dev.kgpu.sim.kubelet.ResourceState;
+import dev.kgpu.sim.runtime.SimulatedGpus;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -435,7 +435,7 @@ public final class AgentBenchmark {
             probes(plugin, "/q/metrics");
             for (int i = 0; i < 20; i++) {
                 String pod = "training-" + i;
-                node.kubelet().admit(dev.kgpu.plugin.testing.kubelet.PodSpec.of(pod, BenchNode.RESOURCE, 1 + i % 2));
+                node.kubelet().admit(dev.kgpu.sim.kubelet.PodSpec.of(pod, BenchNode.RESOURCE, 1 + i % 2));
                 node.kubelet().release(pod);
             }
             String victim = node.gpuUuids().getFirst();

@@ -1,10 +1,10 @@
 package dev.kgpu.simulator.bench;
 
-import dev.kgpu.exporter.podresources.testing.FakePodResourcesServer;
-import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
+import dev.kgpu.sim.apiserver.ApiServer;
+import dev.kgpu.sim.kubelet.KubeletSimulator;
+import dev.kgpu.sim.podresources.FakePodResourcesServer;
+import dev.kgpu.sim.runtime.SimulatedGpus;
 import dev.kgpu.simulator.NodeLayout;
-import dev.kgpu.simulator.cluster.ApiServer;
-import dev.kgpu.simulator.gpu.SimulatedGpus;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.Watch;

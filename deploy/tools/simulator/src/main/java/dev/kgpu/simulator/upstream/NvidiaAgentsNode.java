@@ -1,13 +1,13 @@
 package dev.kgpu.simulator.upstream;
 
 import dev.kgpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
-import dev.kgpu.plugin.testing.kubelet.DeviceState;
-import dev.kgpu.plugin.testing.kubelet.KubeletSimulator;
-import dev.kgpu.plugin.testing.kubelet.PodAdmission;
-import dev.kgpu.plugin.testing.kubelet.PodSpec;
-import dev.kgpu.plugin.testing.kubelet.ResourceState;
+import dev.kgpu.sim.kubelet.DeviceState;
+import dev.kgpu.sim.kubelet.KubeletSimulator;
+import dev.kgpu.sim.kubelet.PodAdmission;
+import dev.kgpu.sim.kubelet.PodSpec;
+import dev.kgpu.sim.kubelet.ResourceState;
+import dev.kgpu.sim.runtime.SimulatedGpus;
 import dev.kgpu.simulator.NodeLayout;
-import dev.kgpu.simulator.gpu.SimulatedGpus;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
