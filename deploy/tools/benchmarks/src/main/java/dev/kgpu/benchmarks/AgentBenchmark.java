@@ -1,4 +1,4 @@
-package dev.kgpu.simulator.bench;
+package dev.kgpu.benchmarks;
 
 import dev.kgpu.kubelet.UnixSocketTransport;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.AllocateRequest;
@@ -33,7 +33,7 @@ import java.util.function.Predicate;
 
 /**
  * Issue 15's benchmark: each agent started as it ships, on the same simulated node, and measured from outside.
- * One harness, any number of subjects: kgpu's images ({@code deploy/release/images/benchmark}) and, side by side, NVIDIA's
+ * One harness, any number of subjects: kgpu's images ({@code deploy/tools/benchmarks/images-benchmark}) and, side by side, NVIDIA's
  * plugin and GFD built from their sources ({@code deploy/tools/upstream/run-nvidia-agents --benchmark}).
  *
  * <p>Start-up, {@code --runs} times per subject, each agent started alone:
@@ -103,7 +103,7 @@ public final class AgentBenchmark {
         List<Subject> subjects = new ArrayList<>();
         Path mock = options.root().resolve("nvml-ffm/nvml/target/mock/libnvidia-ml.so.1");
         if (!Files.isRegularFile(mock)) {
-            throw new BenchmarkException(mock + " is missing: build kgpu first (./mvnw -B -q -pl deploy/tools/simulator -am package -DskipTests)");
+            throw new BenchmarkException(mock + " is missing: build kgpu first (./mvnw -B -q -pl deploy/tools/benchmarks -am package -DskipTests)");
         }
         if (options.kgpuRootfs().isEmpty() && !Files.isRegularFile(options.kgpuImages().resolve("index.json"))) {
             throw new BenchmarkException("--kgpu-images was '" + options.kgpuImages() + "' but it is no OCI layout (no index.json):"

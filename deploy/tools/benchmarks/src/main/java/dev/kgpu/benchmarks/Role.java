@@ -1,4 +1,4 @@
-package dev.kgpu.simulator.bench;
+package dev.kgpu.benchmarks;
 
 /** What an agent is started for in the benchmark; each subject maps a role to one of its programs. */
 enum Role {

@@ -1,4 +1,4 @@
-package dev.kgpu.simulator.bench;
+package dev.kgpu.benchmarks;
 
 import dev.kgpu.sim.apiserver.ApiServer;
 import dev.kgpu.sim.kubelet.KubeletSimulator;

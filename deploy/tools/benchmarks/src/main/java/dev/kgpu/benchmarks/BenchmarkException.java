@@ -1,4 +1,4 @@
-package dev.kgpu.simulator.bench;
+package dev.kgpu.benchmarks;
 
 /** Something the benchmark needs did not happen (an agent exited, a wait ran out, a tool is missing): one line. */
 final class BenchmarkException extends RuntimeException {

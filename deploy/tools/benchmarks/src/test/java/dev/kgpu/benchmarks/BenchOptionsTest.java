@@ -1,4 +1,4 @@
-package dev.kgpu.simulator.bench;
+package dev.kgpu.benchmarks;
 
 import org.junit.jupiter.api.Test;
 

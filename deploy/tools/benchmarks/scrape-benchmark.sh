@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Scrape benchmark of the exporter on the mock NVML with pod attribution on.
 #
-#   exporter/bench/scrape-benchmark.sh [GPUS...]        GPUS from 8, 64, 256 (default: all three)
+#   deploy/tools/benchmarks/scrape-benchmark.sh [GPUS...]        GPUS from 8, 64, 256 (default: all three)
 #
 # For each node size it starts the fake kubelet (every GPU held by a pod), starts the packaged exporter
 # (collecting every INTERVAL_MS, default 1000, so collection competes with the load), records RSS at rest,
 # runs wrk (DURATION seconds, CONNECTIONS connections) against /metrics, and records latency percentiles,
 # throughput and RSS after the load. SOAK_SECONDS>0 adds a soak at the first size: wrk for that long, RSS
-# sampled every 60 s. Results go to exporter/target/bench/results.md. Needs wrk (apt-get install -y wrk).
+# sampled every 60 s. Results go to deploy/tools/benchmarks/target/scrape-benchmark/results.md. Needs wrk (apt-get install -y wrk).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 export JAVA_HOME
@@ -27,7 +27,7 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(8 64 256)
 command -v wrk >/dev/null || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 1; }
 
-out=exporter/target/bench
+out=deploy/tools/benchmarks/target/scrape-benchmark
 mkdir -p "$out"
 if [ ! -f exporter/target/quarkus-app/quarkus-run.jar ] || [ ! -d deploy/tools/simulated-cluster/target/classes ]; then
   ./mvnw -B -q -pl exporter,deploy/tools/simulated-cluster -am package -DskipTests

@@ -1,4 +1,4 @@
-package dev.kgpu.simulator.bench;
+package dev.kgpu.benchmarks;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,7 +28,7 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuRootfs, Optio
                     Duration soak, int allocates, int scrapesPerSecond, Path workDir, Path json, KgpuImages.Variant variant) {
 
     static final String USAGE = """
-            usage: benchmark [options]
+            usage: images-benchmark [options]
               --kgpu-images=<dir>        OCI layout with kgpu's images (default <root>/deploy/release/images/target/oci)
               --nvidia-bin=<dir>         also measure NVIDIA's nvidia-device-plugin and gpu-feature-discovery in <dir>
               --nvidia-version=<text>    what they were built from, e.g. "v0.17.4, go1.23.5"

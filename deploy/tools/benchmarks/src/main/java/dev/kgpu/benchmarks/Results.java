@@ -1,4 +1,4 @@
-package dev.kgpu.simulator.bench;
+package dev.kgpu.benchmarks;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
