@@ -2,8 +2,8 @@ package dev.kgpu.benchmarks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kgpu.simulator.Agent;
-import dev.kgpu.simulator.agents.AgentEnvironment;
+import dev.kgpu.simulator.AgentEnvironment;
+import dev.kgpu.simulator.agents.Agent;
 import dev.kgpu.simulator.agents.ValidatorMode;
 
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package dev.kgpu.simulator;
 
+import dev.kgpu.simulator.agents.SimulatorException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;

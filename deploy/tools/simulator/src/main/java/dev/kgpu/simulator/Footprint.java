@@ -1,5 +1,6 @@
 package dev.kgpu.simulator;
 
+import dev.kgpu.simulator.agents.Agent;
 import dev.kgpu.simulator.agents.AgentProcess;
 
 import java.io.PrintStream;

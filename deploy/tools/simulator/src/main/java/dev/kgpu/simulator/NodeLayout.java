@@ -2,6 +2,7 @@ package dev.kgpu.simulator;
 
 import dev.kgpu.nvml.mock.SimulatedDriverRoot;
 import dev.kgpu.sim.runtime.SimulatedGpus;
+import dev.kgpu.simulator.agents.SimulatorException;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

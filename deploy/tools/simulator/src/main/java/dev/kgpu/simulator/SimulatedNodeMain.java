@@ -1,5 +1,6 @@
 package dev.kgpu.simulator;
 
+import dev.kgpu.simulator.agents.SimulatorException;
 import dev.kgpu.simulator.report.NodeReport;
 import dev.kgpu.simulator.report.Summary;
 

@@ -1,5 +1,6 @@
 package dev.kgpu.simulator;
 
+import dev.kgpu.simulator.agents.Agent;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.kgpu.simulator;
 
+import dev.kgpu.simulator.agents.Agent;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -1,6 +1,7 @@
 package dev.kgpu.simulator;
 
 import dev.kgpu.sim.runtime.SimulatedGpus;
+import dev.kgpu.simulator.agents.SimulatorException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

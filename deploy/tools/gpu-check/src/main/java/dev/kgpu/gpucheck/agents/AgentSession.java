@@ -1,7 +1,7 @@
 package dev.kgpu.gpucheck.agents;
 
 import dev.kgpu.gpucheck.report.AgentFigures;
-import dev.kgpu.simulator.Agent;
+import dev.kgpu.simulator.agents.Agent;
 import dev.kgpu.simulator.agents.AgentProcess;
 
 import java.io.IOException;

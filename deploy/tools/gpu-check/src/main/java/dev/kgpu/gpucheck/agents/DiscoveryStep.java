@@ -3,7 +3,7 @@ package dev.kgpu.gpucheck.agents;
 import dev.kgpu.gpucheck.compare.DiscoveryLabels;
 import dev.kgpu.gpucheck.compare.Finding;
 import dev.kgpu.gpucheck.report.StepResult;
-import dev.kgpu.simulator.Agent;
+import dev.kgpu.simulator.agents.Agent;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

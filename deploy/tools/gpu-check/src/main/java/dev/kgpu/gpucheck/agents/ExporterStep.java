@@ -6,7 +6,7 @@ import dev.kgpu.gpucheck.compare.Verdict;
 import dev.kgpu.gpucheck.node.NodeValues;
 import dev.kgpu.gpucheck.report.StepResult;
 import dev.kgpu.gpucheck.smi.NvidiaSmi;
-import dev.kgpu.simulator.Agent;
+import dev.kgpu.simulator.agents.Agent;
 
 import java.io.IOException;
 import java.net.URI;

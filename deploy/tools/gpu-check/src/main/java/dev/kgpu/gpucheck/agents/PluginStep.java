@@ -12,7 +12,7 @@ import dev.kgpu.sim.kubelet.PodAdmission;
 import dev.kgpu.sim.kubelet.PodSpec;
 import dev.kgpu.sim.kubelet.RegistrationEvent;
 import dev.kgpu.sim.kubelet.ResourceState;
-import dev.kgpu.simulator.Agent;
+import dev.kgpu.simulator.agents.Agent;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

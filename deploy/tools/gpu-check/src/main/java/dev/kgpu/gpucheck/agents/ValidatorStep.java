@@ -6,7 +6,7 @@ import dev.kgpu.gpucheck.compare.Verdict;
 import dev.kgpu.gpucheck.node.Fields;
 import dev.kgpu.gpucheck.node.Val;
 import dev.kgpu.gpucheck.report.StepResult;
-import dev.kgpu.simulator.Agent;
+import dev.kgpu.simulator.agents.Agent;
 import dev.kgpu.simulator.agents.AgentProcess;
 
 import java.io.IOException;

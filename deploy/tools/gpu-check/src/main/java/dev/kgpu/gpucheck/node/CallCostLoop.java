@@ -1,6 +1,5 @@
 package dev.kgpu.gpucheck.node;
 
-import dev.kgpu.gpucheck.report.CallCost;
 import dev.kgpu.nvml.EccCounterType;
 import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.MemoryErrorType;

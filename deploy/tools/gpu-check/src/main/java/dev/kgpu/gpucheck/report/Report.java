@@ -2,6 +2,7 @@ package dev.kgpu.gpucheck.report;
 
 import dev.kgpu.gpucheck.compare.Finding;
 import dev.kgpu.gpucheck.compare.Verdict;
+import dev.kgpu.gpucheck.node.CallCost;
 import dev.kgpu.gpucheck.node.NodeValues;
 
 import java.time.Instant;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kgpu.gpucheck.compare.Finding;
 import dev.kgpu.gpucheck.compare.Verdict;
+import dev.kgpu.gpucheck.node.CallCost;
 import dev.kgpu.gpucheck.node.Fields;
 import dev.kgpu.gpucheck.node.NodeValues;
 import dev.kgpu.gpucheck.node.Val;

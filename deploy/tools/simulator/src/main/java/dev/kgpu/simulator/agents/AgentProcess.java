@@ -1,7 +1,5 @@
 package dev.kgpu.simulator.agents;
 
-import dev.kgpu.simulator.Agent;
-import dev.kgpu.simulator.SimulatorException;
 
 import java.io.IOException;
 import java.net.URI;

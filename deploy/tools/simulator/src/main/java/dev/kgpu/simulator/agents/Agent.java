@@ -1,4 +1,4 @@
-package dev.kgpu.simulator;
+package dev.kgpu.simulator.agents;
 
 import java.nio.file.Path;
 

@@ -1,4 +1,4 @@
-package dev.kgpu.gpucheck.report;
+package dev.kgpu.gpucheck.node;
 
 /**
  * nvml-ffm's cost of one call, from a timed loop on this machine's NVML.

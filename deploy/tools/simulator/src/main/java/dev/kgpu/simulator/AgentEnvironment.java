@@ -1,7 +1,7 @@
-package dev.kgpu.simulator.agents;
+package dev.kgpu.simulator;
 
-import dev.kgpu.simulator.Agent;
-import dev.kgpu.simulator.NodeLayout;
+import dev.kgpu.simulator.agents.Agent;
+import dev.kgpu.simulator.agents.ValidatorMode;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

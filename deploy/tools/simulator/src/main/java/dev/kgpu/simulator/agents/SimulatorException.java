@@ -1,4 +1,4 @@
-package dev.kgpu.simulator;
+package dev.kgpu.simulator.agents;
 
 /**
  * Why the simulated node could not come up. Every message says what to do about it. Only the entry point
