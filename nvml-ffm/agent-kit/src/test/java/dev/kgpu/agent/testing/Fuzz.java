@@ -15,7 +15,7 @@ import static org.quicktheories.QuickTheory.qt;
  *
  * <pre>{@code
  * Fuzz.theory(2_000).forAll(Fuzz.tokens(YAML_TOKENS, 0, 40)).checkAssert(text -> ...);
- * ./mvnw -pl nvml-ffm/nvml verify -Dtest='*FuzzTest' -Dkgpu.fuzz.seed=7 -Dkgpu.fuzz.examples=100000
+ * ./mvnw -pl nvml-ffm/agent-kit -am verify -Dtest='*FuzzTest' -Dsurefire.failIfNoSpecifiedTests=false -Dkgpu.fuzz.seed=7 -Dkgpu.fuzz.examples=100000
  * }</pre>
  */
 public final class Fuzz {
