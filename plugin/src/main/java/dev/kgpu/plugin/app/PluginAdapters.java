@@ -1,12 +1,12 @@
 package dev.kgpu.plugin.app;
 
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.plugin.deviceplugin.grpc.GrpcKubelet;
 import dev.kgpu.plugin.dra.DraDriver;
 import dev.kgpu.plugin.dra.DraSettings;
-import dev.kgpu.plugin.kubelet.GrpcDraKubelet;
-import dev.kgpu.plugin.kubelet.GrpcKubelet;
-import dev.kgpu.plugin.kubernetes.KubernetesClaims;
-import dev.kgpu.plugin.kubernetes.KubernetesResourceSlices;
+import dev.kgpu.plugin.dra.grpc.GrpcDraKubelet;
+import dev.kgpu.plugin.dra.kubernetes.KubernetesClaims;
+import dev.kgpu.plugin.dra.kubernetes.KubernetesResourceSlices;
 import dev.kgpu.plugin.lifecycle.Kubelet;
 import dev.kgpu.plugin.lifecycle.PluginMetrics;
 import dev.kgpu.plugin.settings.PluginSettings;

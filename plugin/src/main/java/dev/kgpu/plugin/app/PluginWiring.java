@@ -2,7 +2,7 @@ package dev.kgpu.plugin.app;
 
 import dev.kgpu.agent.HangupSignal;
 import dev.kgpu.cdi.MigMinors;
-import dev.kgpu.plugin.cdi.CdiSpecPublisher;
+import dev.kgpu.plugin.deviceplugin.CdiSpecPublisher;
 import dev.kgpu.plugin.dra.DraDriver;
 import dev.kgpu.plugin.dra.DraStatus;
 import dev.kgpu.plugin.lifecycle.LifecycleListener;

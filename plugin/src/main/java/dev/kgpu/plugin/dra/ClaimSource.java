@@ -2,7 +2,7 @@ package dev.kgpu.plugin.dra;
 
 /**
  * Reads a ResourceClaim's allocation from the API server. The fabric8 adapter
- * ({@code dev.kgpu.plugin.kubernetes.KubernetesClaims}) implements it; tests use a map. Must be thread-safe; may
+ * ({@code dev.kgpu.plugin.dra.kubernetes.KubernetesClaims}) implements it; tests use a map. Must be thread-safe; may
  * block for one API request.
  */
 @FunctionalInterface

@@ -4,7 +4,7 @@ import dev.kgpu.cdi.CdiException;
 import dev.kgpu.cdi.CdiSpec;
 import dev.kgpu.cdi.CdiSpecWriter;
 import dev.kgpu.cdi.NvidiaCdiGenerator;
-import dev.kgpu.plugin.cdi.CdiSpecPublisher;
+import dev.kgpu.plugin.devices.CdiGpus;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +40,7 @@ public final class ClaimSpecs {
      */
     public Path write(String uid, NodeDevices node, List<DraDevice> devices) {
         Objects.requireNonNull(uid, "uid");
-        List<NvidiaCdiGenerator.Gpu> gpus = CdiSpecPublisher.generatorGpus(node.inventory(),
+        List<NvidiaCdiGenerator.Gpu> gpus = CdiGpus.of(node.inventory(),
                 devices.stream().map(DraDevice::device).toList());
         CdiSpec generated = NvidiaCdiGenerator.generate(options, node.inventory().driver().version(), gpus);
         Map<String, String> names = new HashMap<>();

@@ -2,7 +2,7 @@ package dev.kgpu.plugin.dra;
 
 /**
  * The API server's ResourceSlices of this node, as the publisher uses them. The fabric8 adapter
- * ({@code dev.kgpu.plugin.kubernetes.KubernetesResourceSlices}) implements it; tests may use an in-memory one.
+ * ({@code dev.kgpu.plugin.dra.kubernetes.KubernetesResourceSlices}) implements it; tests may use an in-memory one.
  * Called from one thread at a time.
  */
 public interface ResourceSliceStore {

@@ -1,6 +1,6 @@
 package dev.kgpu.plugin.lifecycle;
 
-import dev.kgpu.plugin.resources.ResourceService;
+import dev.kgpu.plugin.deviceplugin.ResourceService;
 
 import java.io.IOException;
 import java.util.function.Consumer;
@@ -8,7 +8,7 @@ import java.util.function.Consumer;
 /**
  * The kubelet, as the lifecycle uses it: each resource is served on a socket in the device-plugins folder
  * and registered, and the folder reports kubelet restarts and deleted sockets. The gRPC adapter
- * ({@code dev.kgpu.plugin.kubelet.GrpcKubelet}) implements it. Only the supervisor thread calls it.
+ * ({@code dev.kgpu.plugin.deviceplugin.grpc.GrpcKubelet}) implements it. Only the supervisor thread calls it.
  */
 public interface Kubelet extends AutoCloseable {
 

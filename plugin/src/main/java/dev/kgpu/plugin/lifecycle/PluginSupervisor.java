@@ -1,6 +1,7 @@
 package dev.kgpu.plugin.lifecycle;
 
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.plugin.deviceplugin.resources.ResourcePlanException;
 import dev.kgpu.plugin.devices.AdvertisedDevice;
 import dev.kgpu.plugin.devices.DeviceSource;
 import dev.kgpu.plugin.devices.DeviceSourceException;
@@ -11,7 +12,6 @@ import dev.kgpu.plugin.health.HealthTracker;
 import dev.kgpu.plugin.health.HealthTransition;
 import dev.kgpu.plugin.health.HealthWatch;
 import dev.kgpu.plugin.lifecycle.PluginStatus.Problem;
-import dev.kgpu.plugin.resources.ResourcePlanException;
 import dev.kgpu.plugin.settings.PluginSettings;
 
 import java.io.IOException;

@@ -1,12 +1,12 @@
 package dev.kgpu.plugin.lifecycle;
 
-import dev.kgpu.plugin.allocation.Allocator;
-import dev.kgpu.plugin.allocation.PreferredAllocator;
+import dev.kgpu.plugin.deviceplugin.ResourceService;
+import dev.kgpu.plugin.deviceplugin.allocation.Allocator;
+import dev.kgpu.plugin.deviceplugin.allocation.PreferredAllocator;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PluginResource;
 import dev.kgpu.plugin.health.HealthTracker;
 import dev.kgpu.plugin.lifecycle.PluginStatus.Problem;
-import dev.kgpu.plugin.resources.ResourceService;
 import dev.kgpu.plugin.settings.PluginSettings;
 
 import java.io.IOException;

@@ -2,12 +2,12 @@ package dev.kgpu.plugin.conformance;
 
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.plugin.deviceplugin.resources.ResourcePlanException;
 import dev.kgpu.plugin.devices.DeviceSource;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PluginResource;
 import dev.kgpu.plugin.nvml.MigCapabilities;
 import dev.kgpu.plugin.nvml.NvmlDeviceSource;
-import dev.kgpu.plugin.resources.ResourcePlanException;
 import dev.kgpu.plugin.settings.PluginSettings;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -4,8 +4,11 @@ import dev.kgpu.agent.Backoff;
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.config.ValidationFailure;
 import dev.kgpu.nvml.NvmlOptions;
-import dev.kgpu.plugin.allocation.AllocationSettings;
-import dev.kgpu.plugin.allocation.SharedAllocationPolicy;
+import dev.kgpu.plugin.deviceplugin.allocation.AllocationSettings;
+import dev.kgpu.plugin.deviceplugin.allocation.SharedAllocationPolicy;
+import dev.kgpu.plugin.deviceplugin.grpc.GrpcKubelet;
+import dev.kgpu.plugin.deviceplugin.resources.ResourcePlanException;
+import dev.kgpu.plugin.deviceplugin.resources.ResourcePlanner;
 import dev.kgpu.plugin.devices.AdvertisedDevice;
 import dev.kgpu.plugin.devices.Gpu;
 import dev.kgpu.plugin.devices.NodeInventory;
@@ -14,10 +17,7 @@ import dev.kgpu.plugin.devices.Replication;
 import dev.kgpu.plugin.health.HealthChecks;
 import dev.kgpu.plugin.health.HealthPolicy;
 import dev.kgpu.plugin.health.HealthTracker;
-import dev.kgpu.plugin.kubelet.GrpcKubelet;
 import dev.kgpu.plugin.lifecycle.PluginStatus.Problem;
-import dev.kgpu.plugin.resources.ResourcePlanException;
-import dev.kgpu.plugin.resources.ResourcePlanner;
 import dev.kgpu.plugin.settings.PluginSettings;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.Devices;
@@ -84,7 +84,7 @@ class PluginSupervisorTest {
         return new PluginSettings(Optional.of(dir.resolve("kubelet.sock")), dir, failOnInitError, planner,
                 AllocationSettings.defaults(), SharedAllocationPolicy.DISTRIBUTED,
                 new HealthPolicy(HealthChecks.DEFAULT, HealthPolicy.DEFAULT_QUIET_PERIOD, Set.of()), Duration.ofHours(1),
-                NvmlOptions.defaults(), dev.kgpu.plugin.cdi.CdiSettings.off(), java.nio.file.Path.of("/"), true, Optional.empty(),
+                NvmlOptions.defaults(), dev.kgpu.plugin.deviceplugin.CdiSettings.off(), java.nio.file.Path.of("/"), true, Optional.empty(),
                 "{}", List.of());
     }
 

@@ -1,6 +1,6 @@
 package dev.kgpu.plugin.testing;
 
-import dev.kgpu.plugin.settings.DevicePluginConfig;
+import dev.kgpu.plugin.config.DevicePluginConfig;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

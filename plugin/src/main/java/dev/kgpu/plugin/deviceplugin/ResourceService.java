@@ -1,0 +1,155 @@
+package dev.kgpu.plugin.deviceplugin;
+
+import dev.kgpu.plugin.deviceplugin.allocation.AllocationException;
+import dev.kgpu.plugin.deviceplugin.allocation.Allocator;
+import dev.kgpu.plugin.deviceplugin.allocation.ContainerAllocation;
+import dev.kgpu.plugin.deviceplugin.allocation.PreferredAllocator;
+import dev.kgpu.plugin.devices.AdvertisedDevice;
+import dev.kgpu.plugin.devices.DeviceStatus;
+import dev.kgpu.plugin.devices.PluginResource;
+import dev.kgpu.plugin.health.HealthListener;
+import dev.kgpu.plugin.health.HealthTransition;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * Everything the kubelet can ask of one resource, free of gRPC: the device list with health (pushed to
+ * every watcher whenever it changes), preferred allocation and allocation. It listens to the
+ * {@code HealthTracker} itself: a health change recomputes the list.
+ *
+ * <p>Watchers are handed each new list through a latest-value slot and called on a virtual thread of
+ * their own ({@value #DELIVERY_THREADS}), one call at a time per watcher and never under a lock: a watcher
+ * may write to a stream without locking, a slow one only ever skips to the latest list, and no thread that
+ * changes health (NVML's event thread, the health check) waits on a stream.
+ *
+ * <p>Thread-safety: all methods may be called from any thread.
+ */
+public final class ResourceService implements HealthListener {
+
+    static final String DELIVERY_THREADS = "plugin-list-and-watch-";
+    private static final Executor DELIVERY = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name(DELIVERY_THREADS, 0).factory());
+    private static final System.Logger LOG = System.getLogger(ResourceService.class.getName());
+
+    private final PluginResource resource;
+    private final Predicate<String> healthy;
+    private final Allocator allocator;
+    private final PreferredAllocator preferredAllocator;
+
+    private final Object lock = new Object();
+    private final List<Watcher> watchers = new CopyOnWriteArrayList<>();
+    // guarded by lock
+    private List<DeviceStatus> current;
+
+    /** @param healthy whether a physical device (by UUID) is healthy now */
+    public ResourceService(PluginResource resource, Predicate<String> healthy, Allocator allocator,
+                           PreferredAllocator preferredAllocator) {
+        this.resource = Objects.requireNonNull(resource, "resource");
+        this.healthy = Objects.requireNonNull(healthy, "healthy");
+        this.allocator = Objects.requireNonNull(allocator, "allocator");
+        this.preferredAllocator = Objects.requireNonNull(preferredAllocator, "preferredAllocator");
+        this.current = compute();
+    }
+
+    public PluginResource resource() {
+        return resource;
+    }
+
+    /**
+     * Sends the current list to {@code watcher} and every changed list after, as described above; returns
+     * what stops it.
+     */
+    public Runnable watch(Consumer<List<DeviceStatus>> watcher) {
+        Watcher added = new Watcher(watcher);
+        synchronized (lock) {
+            watchers.add(added);
+            added.offer(current);
+        }
+        return () -> {
+            added.stopped = true;
+            watchers.remove(added);
+        };
+    }
+
+    /** Health changed: recompute the list and hand it to the watchers when it changed. */
+    @Override
+    public void onHealthChanged(List<HealthTransition> transitions) {
+        synchronized (lock) {
+            List<DeviceStatus> next = compute();
+            if (next.equals(current)) {
+                return;
+            }
+            current = next;
+            for (Watcher watcher : watchers) {
+                watcher.offer(next);
+            }
+        }
+    }
+
+    private List<DeviceStatus> compute() {
+        List<DeviceStatus> list = new ArrayList<>(resource.devices().size());
+        for (AdvertisedDevice device : resource.devices()) {
+            list.add(new DeviceStatus(device.id(), healthy.test(device.uuid()), device.device().numaNode()));
+        }
+        return List.copyOf(list);
+    }
+
+    /** @throws AllocationException for unknown IDs and impossible sizes */
+    public List<String> preferredAllocation(List<String> available, List<String> mustInclude, int size) {
+        return preferredAllocator.preferred(resource, available, mustInclude, size);
+    }
+
+    /** @throws AllocationException for unknown IDs and refused replica counts */
+    public ContainerAllocation allocate(List<String> deviceIds) {
+        return allocator.allocate(resource, deviceIds);
+    }
+
+    /** One watcher's latest-value slot: {@link #offer} never blocks; one delivery runs at a time. */
+    private static final class Watcher {
+        private final Consumer<List<DeviceStatus>> target;
+        private final AtomicReference<List<DeviceStatus>> latest = new AtomicReference<>();
+        private final AtomicBoolean delivering = new AtomicBoolean();
+        volatile boolean stopped;
+
+        Watcher(Consumer<List<DeviceStatus>> target) {
+            this.target = target;
+        }
+
+        void offer(List<DeviceStatus> list) {
+            latest.set(list);
+            if (delivering.compareAndSet(false, true)) {
+                DELIVERY.execute(this::deliver);
+            }
+        }
+
+        private void deliver() {
+            while (true) {
+                List<DeviceStatus> next = latest.getAndSet(null);
+                if (next == null) {
+                    delivering.set(false);
+                    // an offer between the read and the reset found delivering still set: take it over
+                    if (latest.get() == null || !delivering.compareAndSet(false, true)) {
+                        return;
+                    }
+                    continue;
+                }
+                if (!stopped) {
+                    try {
+                        target.accept(next);
+                    } catch (RuntimeException e) {
+                        LOG.log(System.Logger.Level.WARNING, "a device-list watcher failed", e);
+                    }
+                }
+            }
+        }
+    }
+}

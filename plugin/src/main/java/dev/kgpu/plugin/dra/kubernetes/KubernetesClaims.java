@@ -1,0 +1,56 @@
+package dev.kgpu.plugin.dra.kubernetes;
+
+import dev.kgpu.plugin.dra.AllocatedDevice;
+import dev.kgpu.plugin.dra.ClaimAllocation;
+import dev.kgpu.plugin.dra.ClaimRef;
+import dev.kgpu.plugin.dra.ClaimSource;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * ResourceClaims ({@code resource.k8s.io/v1}) read through fabric8: one GET by namespace and name, the UID compared
+ * with the kubelet's, {@code status.allocation.devices.results} turned into {@link AllocatedDevice}s. Needs
+ * {@code get} on {@code resourceclaims}. Thread-safe, as the client is.
+ */
+public final class KubernetesClaims implements ClaimSource {
+
+    private final KubernetesClient client;
+
+    public KubernetesClaims(KubernetesClient client) {
+        this.client = Objects.requireNonNull(client, "client");
+    }
+
+    @Override
+    public ClaimAllocation read(ClaimRef claim) {
+        ResourceClaim found;
+        try {
+            found = client.dynamicResourceAllocation().v1().resourceClaims().inNamespace(claim.namespace())
+                    .withName(claim.name()).get();
+        } catch (KubernetesClientException e) {
+            return new ClaimAllocation.Unreadable(KubernetesErrors.describe(e));
+        }
+        if (found == null) {
+            return new ClaimAllocation.NotFound();
+        }
+        String uid = found.getMetadata() == null ? null : found.getMetadata().getUid();
+        if (!claim.uid().equals(uid)) {
+            return new ClaimAllocation.Replaced(String.valueOf(uid));
+        }
+        AllocationResult allocation = found.getStatus() == null ? null : found.getStatus().getAllocation();
+        if (allocation == null) {
+            return new ClaimAllocation.NotAllocated();
+        }
+        List<DeviceRequestAllocationResult> results = allocation.getDevices() == null || allocation.getDevices().getResults() == null
+                ? List.of() : allocation.getDevices().getResults();
+        return new ClaimAllocation.Allocated(results.stream()
+                .map(r -> new AllocatedDevice(String.valueOf(r.getRequest()), String.valueOf(r.getDriver()),
+                        String.valueOf(r.getPool()), String.valueOf(r.getDevice())))
+                .toList());
+    }
+}
