@@ -14,13 +14,14 @@ import jakarta.inject.Inject;
 import java.util.function.Function;
 
 /**
- * The device plugin's one entry point. Its whole lifecycle:
+ * The plugin's one entry point (the device plugin, the DRA driver, or both). Its whole lifecycle:
  * <ol>
  *   <li>load ({@link #main}, before Quarkus starts): flags, environment and config file, each setting read and
  *       checked once; a bad one exits 1 with one line naming it and nothing else ({@code --help}: usage, exit 0);</li>
- *   <li>start: the supervisor serves and registers every resource, and restarts them on kubelet restarts
- *       and on SIGHUP, which loads the settings again the same way (a bad file keeps the running ones);</li>
- *   <li>wait: for SIGTERM, or for the supervisor to give up (devices unreadable with
+ *   <li>start: the node runtime reads the devices and serves them through its front-ends, again on SIGHUP, which
+ *       loads the settings again the same way (a bad file keeps the running ones); the device plugin registers every
+ *       resource again after a kubelet restart;</li>
+ *   <li>wait: for SIGTERM, or for the node to give up (devices unreadable with
  *       {@code failOnInitError}, a configuration the node cannot be served with);</li>
  *   <li>stop: the servers stop and their sockets are removed; exit 0, or 1 after giving up.</li>
  * </ol>

@@ -1,21 +1,24 @@
 package dev.kgpu.plugin.app;
 
+import dev.kgpu.plugin.deviceplugin.DevicePluginMetrics;
+import dev.kgpu.plugin.dra.DraMetrics;
 import dev.kgpu.plugin.health.HealthTransition;
-import dev.kgpu.plugin.lifecycle.PluginMetrics;
+import dev.kgpu.plugin.node.NodeMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 /**
- * The plugin's counters, served at {@code /q/metrics}: {@code kgpu_plugin_registrations_total},
- * {@code kgpu_plugin_allocations_total} (by resource and result) and
- * {@code kgpu_plugin_health_transitions_total} (by the new health), and with the DRA driver
+ * The plugin's counters, the node's and each front-end's, served at {@code /q/metrics}:
+ * {@code kgpu_plugin_health_transitions_total} (by the new health), with the device plugin
+ * {@code kgpu_plugin_registrations_total} and {@code kgpu_plugin_allocations_total} (by resource and result), and with
+ * the DRA driver
  * {@code kgpu_plugin_dra_claims_total} (by operation and result) and {@code kgpu_plugin_dra_resourceslice_syncs_total}
  * (by result).
  */
 @ApplicationScoped
-public class MicrometerPluginMetrics implements PluginMetrics {
+public class MicrometerPluginMetrics implements NodeMetrics, DevicePluginMetrics, DraMetrics {
 
     @Inject
     MeterRegistry registry;

@@ -1,31 +1,55 @@
 package dev.kgpu.plugin.app;
 
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.plugin.deviceplugin.DevicePluginFrontEnd;
+import dev.kgpu.plugin.deviceplugin.DevicePluginMetrics;
+import dev.kgpu.plugin.deviceplugin.DevicePluginSettings;
+import dev.kgpu.plugin.deviceplugin.allocation.DeviceNodes;
 import dev.kgpu.plugin.deviceplugin.grpc.GrpcKubelet;
+import dev.kgpu.plugin.deviceplugin.resources.ConfiguredResourcePlanner;
 import dev.kgpu.plugin.dra.DraDriver;
+import dev.kgpu.plugin.dra.DraMetrics;
 import dev.kgpu.plugin.dra.DraSettings;
 import dev.kgpu.plugin.dra.grpc.GrpcDraKubelet;
 import dev.kgpu.plugin.dra.kubernetes.KubernetesClaims;
 import dev.kgpu.plugin.dra.kubernetes.KubernetesResourceSlices;
-import dev.kgpu.plugin.lifecycle.Kubelet;
-import dev.kgpu.plugin.lifecycle.PluginMetrics;
+import dev.kgpu.plugin.node.FrontEnd;
 import dev.kgpu.plugin.settings.PluginSettings;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
-/** The adapters the plugin runs with, put together once, here, for the app and for the in-process tests. */
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/** The front-ends and their adapters, put together once, here, for the app and for the in-process tests. */
 public final class PluginAdapters {
 
     private PluginAdapters() {
     }
 
-    /** The kubelet's device-plugin API over gRPC, or none when {@code KGPU_KUBELET_APIS} leaves it out. */
-    public static Kubelet kubelet(PluginSettings settings, PluginMetrics metrics) {
-        return settings.devicePlugin() ? new GrpcKubelet(settings.socketDirectory(), settings.kubeletSocket(), metrics)
-                : Kubelet.none();
+    /**
+     * The front-ends {@code settings} ask for, each with where its settings are: the device plugin when
+     * {@code KGPU_KUBELET_APIS} lists it, the DRA driver when it lists {@code dra} ({@code kubernetes} is only asked for
+     * then).
+     */
+    public static <M extends DevicePluginMetrics & DraMetrics> List<FrontEnd.Binding<PluginSettings, ?>> frontEnds(
+            PluginSettings settings, M metrics, Supplier<KubernetesClient> kubernetes, Backoff.Policy retries) {
+        List<FrontEnd.Binding<PluginSettings, ?>> frontEnds = new ArrayList<>();
+        settings.devicePlugin().ifPresent(devicePlugin -> frontEnds.add(FrontEnd.bind(devicePlugin(devicePlugin, metrics),
+                (PluginSettings s) -> s.devicePlugin().orElseThrow())));
+        settings.dra().ifPresent(dra -> frontEnds.add(FrontEnd.bind(draDriver(dra, kubernetes.get(), metrics, retries),
+                (PluginSettings s) -> s.dra().orElseThrow())));
+        return frontEnds;
+    }
+
+    /** The device-plugin API over the kubelet's gRPC, planned by NVIDIA's rules, on the host's device nodes. */
+    public static DevicePluginFrontEnd devicePlugin(DevicePluginSettings settings, DevicePluginMetrics metrics) {
+        return new DevicePluginFrontEnd(new GrpcKubelet(settings.socketDirectory(), settings.kubeletSocket(), metrics),
+                metrics, ConfiguredResourcePlanner::new, DeviceNodes.onHost());
     }
 
     /** The DRA driver over the kubelet's gRPC sockets and the Kubernetes API behind {@code client}. */
-    public static DraDriver draDriver(DraSettings settings, KubernetesClient client, PluginMetrics metrics, Backoff.Policy retries) {
+    public static DraDriver draDriver(DraSettings settings, KubernetesClient client, DraMetrics metrics, Backoff.Policy retries) {
         return new DraDriver(settings, new GrpcDraKubelet(settings.serviceSocket(), settings.registrationSocket()),
                 new KubernetesClaims(client), new KubernetesResourceSlices(client), metrics, retries);
     }

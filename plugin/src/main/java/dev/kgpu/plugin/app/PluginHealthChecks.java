@@ -1,8 +1,8 @@
 package dev.kgpu.plugin.app;
 
 import dev.kgpu.agent.ProbeLog;
-import dev.kgpu.plugin.dra.DraStatus;
-import dev.kgpu.plugin.lifecycle.PluginStatus;
+import dev.kgpu.plugin.node.FrontEndStatus;
+import dev.kgpu.plugin.node.NodeStatus;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -11,39 +11,39 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-
 /**
- * Liveness: the supervisor runs and serves every resource (and the DRA driver's sockets, when it runs). Readiness:
- * every resource is registered (and the DRA driver is registered and its ResourceSlices are published). Each
- * logs its answer when it changes ({@link ProbeLog}), not at every probe.
+ * Liveness: the node runs and every front-end serves (the device plugin every resource, the DRA driver its sockets).
+ * Readiness: the devices were read and every front-end is ready (the device plugin's resources registered, the DRA
+ * driver registered and its ResourceSlices published). Each check shows the node's facts and every front-end's, merged
+ * from their statuses without knowing which front-ends run, and logs its answer when it changes ({@link ProbeLog}),
+ * not at every probe.
  */
 public final class PluginHealthChecks {
 
     private PluginHealthChecks() {
     }
 
-    static HealthCheckResponse describe(String name, boolean up, PluginStatus status, Optional<DraStatus> dra) {
+    static HealthCheckResponse describe(String name, boolean up, NodeStatus status) {
         HealthCheckResponseBuilder builder = HealthCheckResponse.named(name).status(up)
-                .withData("resources", String.join(",", status.resources()))
-                .withData("serving", String.join(",", status.serving()))
-                .withData("registered", String.join(",", status.registered()))
                 .withData("devicesReadable", status.devicesReadable());
-        dra.ifPresent(d -> builder.withData("draServing", d.serving()).withData("draRegistered", d.registered())
-                .withData("draSlicesPublished", d.slicesCurrent()).withData("draPreparedClaims", d.preparedClaims()));
-        String problems = problems(status, dra);
+        for (FrontEndStatus frontEnd : status.frontEnds()) {
+            frontEnd.details().forEach((key, value) -> {
+                switch (value) {
+                    case Boolean b -> builder.withData(key, b);
+                    case Long l -> builder.withData(key, l);
+                    default -> builder.withData(key, String.valueOf(value));
+                }
+            });
+        }
+        String problems = problems(status);
         if (!problems.isEmpty()) {
             builder.withData("problem", problems);
         }
         return builder.build();
     }
 
-    static String problems(PluginStatus status, Optional<DraStatus> dra) {
-        List<String> problems = new ArrayList<>(status.problems().stream().map(PluginStatus.Problem::message).toList());
-        dra.ifPresent(d -> problems.addAll(d.problems()));
-        return String.join("; ", problems);
+    static String problems(NodeStatus status) {
+        return String.join("; ", status.allProblems());
     }
 
     @Liveness
@@ -56,11 +56,10 @@ public final class PluginHealthChecks {
 
         @Override
         public HealthCheckResponse call() {
-            PluginStatus status = plugin.status();
-            Optional<DraStatus> dra = plugin.draStatus();
-            boolean up = status.live() && dra.map(DraStatus::live).orElse(true);
-            log.answered(up, () -> problems(status, dra));
-            return describe("device plugin servers", up, status, dra);
+            NodeStatus status = plugin.status();
+            boolean up = status.live();
+            log.answered(up, () -> problems(status));
+            return describe("device plugin servers", up, status);
         }
     }
 
@@ -74,11 +73,10 @@ public final class PluginHealthChecks {
 
         @Override
         public HealthCheckResponse call() {
-            PluginStatus status = plugin.status();
-            Optional<DraStatus> dra = plugin.draStatus();
-            boolean up = status.ready() && dra.map(DraStatus::ready).orElse(true);
-            log.answered(up, () -> problems(status, dra));
-            return describe("registered with the kubelet", up, status, dra);
+            NodeStatus status = plugin.status();
+            boolean up = status.ready();
+            log.answered(up, () -> problems(status));
+            return describe("registered with the kubelet", up, status);
         }
     }
 }

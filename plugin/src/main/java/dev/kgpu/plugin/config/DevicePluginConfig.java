@@ -2,6 +2,7 @@ package dev.kgpu.plugin.config;
 
 import dev.kgpu.agent.settings.ConfigLoader;
 import dev.kgpu.agent.settings.Setting;
+import dev.kgpu.cdi.NvidiaCdiGenerator;
 import dev.kgpu.config.ConfigException;
 import dev.kgpu.config.ConfigWarning;
 import dev.kgpu.config.InvalidConfigException;
@@ -10,17 +11,22 @@ import dev.kgpu.config.ValidationFailure;
 import dev.kgpu.config.v1.Config;
 import dev.kgpu.config.v1.ConfigJson;
 import dev.kgpu.config.v1.DeviceDiscoveryStrategy;
+import dev.kgpu.config.v1.DeviceIdStrategy;
 import dev.kgpu.config.v1.FileField;
+import dev.kgpu.config.v1.Flags;
 import dev.kgpu.config.v1.MigStrategy;
+import dev.kgpu.config.v1.PluginFlags;
 import dev.kgpu.config.v1.SharingStrategy;
 import dev.kgpu.config.v1.ValueType;
 import dev.kgpu.kubelet.UnixSocketTransport;
 import dev.kgpu.plugin.health.HealthChecks;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -201,6 +207,25 @@ public record DevicePluginConfig(
     /** The effective config as NVIDIA's plugin logs it after "Running with config:" (no {@code flags.gfd}). */
     public String toJson() {
         return ConfigJson.toJson(config, ConfigJson.Blocks.DEVICE_PLUGIN);
+    }
+
+    /**
+     * The CDI generator's roots, hook path and names, from NVIDIA's flags ({@code containerDriverRoot},
+     * {@code nvidiaDriverRoot}, {@code nvidiaDevRoot}, {@code nvidiaCTKPath}, {@code deviceIDStrategy}): the device
+     * plugin's spec and the DRA driver's per-claim specs are generated with them. The agent's view of {@code dev/} is the
+     * container driver root when it holds one, else its own {@code /dev} (NVIDIA's rule), looked up here.
+     *
+     * @param procRoot where {@code proc/driver/nvidia-caps/mig-minors} is read
+     */
+    public NvidiaCdiGenerator.Options cdiGenerator(Path procRoot) {
+        Flags flags = config.flags();
+        PluginFlags plugin = flags.plugin();
+        Path containerDriverRoot = Path.of(plugin.containerDriverRoot());
+        Path devRootSeen = Files.isDirectory(containerDriverRoot.resolve("dev")) ? containerDriverRoot : Path.of("/");
+        return new NvidiaCdiGenerator.Options(NvidiaCdiGenerator.DEVICE_PLUGIN_KIND, containerDriverRoot,
+                Path.of(flags.nvidiaDriverRoot()), devRootSeen, Path.of(flags.nvidiaDevRoot()), procRoot, Path.of("/"),
+                plugin.nvidiaCTKPath(), List.of(plugin.deviceIDStrategy() == DeviceIdStrategy.INDEX
+                        ? NvidiaCdiGenerator.NameStrategy.INDEX : NvidiaCdiGenerator.NameStrategy.UUID), false, Set.of());
     }
 
     /** The device-plugins folder: the kubelet socket's folder, or the kubelet's default when not registering. */

@@ -10,8 +10,6 @@ import dev.kgpu.plugin.devices.Gpu;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PhysicalDevice;
 import dev.kgpu.plugin.devices.PluginResource;
-import dev.kgpu.plugin.lifecycle.LifecycleListener;
-import dev.kgpu.plugin.settings.PluginSettings;
 
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
@@ -29,18 +27,17 @@ import java.util.Set;
  *
  * <p>A spec that cannot be generated or written is logged at ERROR and the plugin keeps serving: containers
  * given its names then fail to start with the runtime's {@code unresolvable CDI devices}. Called on the
- * supervisor thread only.
+ * node's thread only, by the device-plugin front-end.
  */
-public final class CdiSpecPublisher implements LifecycleListener {
+public final class CdiSpecPublisher {
 
     private static final System.Logger LOG = System.getLogger(CdiSpecPublisher.class.getName());
 
     /** The file written last, until it is removed. */
     private Optional<Path> written = Optional.empty();
 
-    @Override
-    public void serving(PluginSettings settings, NodeInventory inventory, List<PluginResource> resources) {
-        CdiSettings cdi = settings.cdi();
+    /** The front-end serves {@code resources} of {@code inventory} from now on, writing the spec as {@code cdi} says. */
+    public void serving(CdiSettings cdi, NodeInventory inventory, List<PluginResource> resources) {
         if (!cdi.enabled()) {
             remove("no CDI strategy is on");
             return;
@@ -70,7 +67,7 @@ public final class CdiSpecPublisher implements LifecycleListener {
         }
     }
 
-    @Override
+    /** The front-end serves nothing any more. */
     public void stopped() {
         remove("the plugin stopped serving");
     }

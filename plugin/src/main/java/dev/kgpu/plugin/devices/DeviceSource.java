@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Where devices come from: NVML in production ({@code dev.kgpu.plugin.nvml}), anything in tests.
- * The supervisor opens a source when it first reads the devices, keeps it open while they are served
+ * The node runtime opens a source when it first reads the devices, keeps it open while they are served
  * (health probes and events go through it), and closes it when the devices cannot be read or it stops.
  */
 public interface DeviceSource extends AutoCloseable {

@@ -1,7 +1,6 @@
 package dev.kgpu.plugin.dra;
 
 import dev.kgpu.cdi.CdiException;
-import dev.kgpu.plugin.lifecycle.PluginMetrics;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -41,7 +40,7 @@ public final class ClaimPreparer {
     private final ClaimSpecs specs;
     private final Supplier<NodeDevices> devices;
     private final Function<String, Optional<String>> health;
-    private final PluginMetrics metrics;
+    private final DraMetrics metrics;
 
     /**
      * @param pool    this node's pool (its name)
@@ -49,7 +48,7 @@ public final class ClaimPreparer {
      * @param health  why a device (by UUID) is not Healthy; empty when it is
      */
     public ClaimPreparer(String pool, ClaimSource claims, ClaimCheckpoint checkpoint, ClaimSpecs specs,
-                         Supplier<NodeDevices> devices, Function<String, Optional<String>> health, PluginMetrics metrics) {
+                         Supplier<NodeDevices> devices, Function<String, Optional<String>> health, DraMetrics metrics) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.claims = Objects.requireNonNull(claims, "claims");
         this.checkpoint = Objects.requireNonNull(checkpoint, "checkpoint");

@@ -3,15 +3,13 @@ package dev.kgpu.plugin.dra;
 import dev.kgpu.agent.Backoff;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PhysicalDevice;
-import dev.kgpu.plugin.devices.PluginResource;
 import dev.kgpu.plugin.health.HealthListener;
 import dev.kgpu.plugin.health.HealthTracker;
 import dev.kgpu.plugin.health.HealthTransition;
-import dev.kgpu.plugin.lifecycle.LifecycleListener;
-import dev.kgpu.plugin.lifecycle.PluginMetrics;
-import dev.kgpu.plugin.lifecycle.PluginStatus;
-import dev.kgpu.plugin.lifecycle.Supervision;
-import dev.kgpu.plugin.settings.PluginSettings;
+import dev.kgpu.plugin.node.FrontEnd;
+import dev.kgpu.plugin.node.NodeContext;
+import dev.kgpu.plugin.node.NodeStatus;
+import dev.kgpu.plugin.node.Retry;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,13 +22,12 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * kgpu as a DRA driver for {@value DraNames#DRIVER}, beside the device plugin or alone, driven by the plugin's
- * supervisor as a {@link LifecycleListener} (so it shares its NVML session, inventory, health watch, retries and
- * SIGHUP):
+ * kgpu as a DRA driver for {@value DraNames#DRIVER}, beside the device plugin or alone: a {@link FrontEnd} of the
+ * node runtime (so it shares its NVML session, inventory, health watch, retries and SIGHUP):
  *
  * <ul>
- *   <li>each start of the servers hands it the inventory: it offers the devices {@link NodeDevices} reads from it,
- *       whose health the supervisor then watches too;</li>
+ *   <li>each plan the node serves hands it the inventory: it offers the devices {@link NodeDevices} reads from it,
+ *       whose health the node then watches too;</li>
  *   <li>the first start opens the checkpoint of prepared claims, starts the {@link SlicePublisher} and serves the DRA
  *       and registration sockets ({@link DraKubelet}); a later start only serves them again if they are gone;</li>
  *   <li>the pool published holds the Healthy devices: an XID takes a device out of the node's ResourceSlice, its
@@ -43,21 +40,22 @@ import java.util.Optional;
  *       (the kubelet deletes them 30 s after the driver unregistered unless it registers again).</li>
  * </ul>
  *
- * <p>Thread-safety: lifecycle calls come from the supervisor thread; health changes from the thread that changed
- * health; registration verdicts and claims from gRPC threads. {@link #status()} may be called from any thread.
+ * <p>Thread-safety: the {@link FrontEnd} calls and retries come on the node's thread; health changes from the thread
+ * that changed health; registration verdicts and claims from gRPC threads (a verdict's retry is handed to the node's
+ * thread). {@link #status()} may be called from any thread.
  */
-public final class DraDriver implements LifecycleListener, HealthListener {
+public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
 
+    /** This front-end's name in logs and health checks. */
+    public static final String NAME = "DRA driver";
     private static final System.Logger LOG = System.getLogger(DraDriver.class.getName());
 
     private final DraSettings settings;
     private final DraKubelet kubelet;
     private final ClaimSource claims;
     private final ResourceSliceStore slices;
-    private final PluginMetrics metrics;
+    private final DraMetrics metrics;
     private final Backoff.Policy retries;
-    private final Backoff serveBackoff;
-    private final Backoff registerBackoff;
 
     private volatile NodeDevices devices = NodeDevices.NONE;
     private volatile boolean registered;
@@ -65,10 +63,11 @@ public final class DraDriver implements LifecycleListener, HealthListener {
     private volatile String serveProblem;
     private volatile boolean stopped;
 
-    // confined to the supervisor thread (set once in attached)
-    private Supervision supervision;
+    // confined to the node's thread (set once in start)
+    private NodeContext node;
     private HealthTracker health;
-    private NodeDevices planned;
+    private Retry serveRetry;
+    private Retry registerRetry;
     private volatile ClaimPreparer preparer;
     private volatile SlicePublisher publisher;
     private volatile DraKubelet.Endpoint endpoint;
@@ -77,43 +76,59 @@ public final class DraDriver implements LifecycleListener, HealthListener {
      * @param kubelet serves the DRA and registration sockets
      * @param claims  reads the claims' allocations from the API server
      * @param slices  the node's ResourceSlices in the API server
-     * @param retries the waits between retries of serving, registering and publishing
+     * @param retries the waits between retries of publishing (serving and registering are retried with the node's)
      */
     public DraDriver(DraSettings settings, DraKubelet kubelet, ClaimSource claims, ResourceSliceStore slices,
-                     PluginMetrics metrics, Backoff.Policy retries) {
+                     DraMetrics metrics, Backoff.Policy retries) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.kubelet = Objects.requireNonNull(kubelet, "kubelet");
         this.claims = Objects.requireNonNull(claims, "claims");
         this.slices = Objects.requireNonNull(slices, "slices");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.retries = Objects.requireNonNull(retries, "retries");
-        this.serveBackoff = new Backoff(retries);
-        this.registerBackoff = new Backoff(retries);
     }
 
     @Override
-    public void attached(Supervision supervision) {
-        this.supervision = supervision;
-        this.health = supervision.health();
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public void start(NodeContext context) {
+        this.node = Objects.requireNonNull(context, "context");
+        this.health = context.health();
+        this.serveRetry = context.retry(this::serve);
+        this.registerRetry = context.retry(this::registerAgain);
         health.addListener(this);
     }
 
+    /**
+     * The devices {@link NodeDevices} reads from {@code inventory}. {@code reloaded} is not read: the driver keeps the
+     * settings it started with (its folders and node name come from flags and variables, which a reload does not change).
+     */
     @Override
-    public Collection<? extends PhysicalDevice> devices(PluginSettings pluginSettings, NodeInventory inventory) {
-        planned = NodeDevices.of(inventory);
-        return planned.physicalDevices();
+    public FrontEnd.Plan plan(NodeInventory inventory, DraSettings reloaded) {
+        NodeDevices planned = NodeDevices.of(inventory);
+        return new FrontEnd.Plan() {
+            @Override
+            public Collection<? extends PhysicalDevice> devices() {
+                return planned.physicalDevices();
+            }
+
+            @Override
+            public void serve() {
+                serving(planned);
+            }
+        };
     }
 
-    @Override
-    public void serving(PluginSettings pluginSettings, NodeInventory inventory, List<PluginResource> resources) {
-        NodeDevices next = planned != null ? planned : NodeDevices.of(inventory);
-        planned = null;
+    private void serving(NodeDevices next) {
         if (!next.equals(devices)) {
             LOG.log(System.Logger.Level.INFO, "DRA driver {0} on node {1} offers {2}", DraNames.DRIVER, settings.nodeName(), next);
         }
         devices = next;
         if (preparer == null) {
-            start();
+            open();
         } else if (endpoint == null || !endpoint.serving()) {
             serve();
         }
@@ -121,8 +136,8 @@ public final class DraDriver implements LifecycleListener, HealthListener {
     }
 
     @Override
-    public void stopped(PluginStatus.Problem why) {
-        if (why instanceof PluginStatus.Problem.Stopped) {
+    public void stopServing(NodeStatus.Problem why) {
+        if (why instanceof NodeStatus.Problem.Stopped) {
             shutdown();
             return;
         }
@@ -137,6 +152,7 @@ public final class DraDriver implements LifecycleListener, HealthListener {
     }
 
     /** What the driver has achieved so far. */
+    @Override
     public DraStatus status() {
         SlicePublisher slicePublisher = publisher;
         ClaimPreparer claimPreparer = preparer;
@@ -169,9 +185,10 @@ public final class DraDriver implements LifecycleListener, HealthListener {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // the supervisor thread
+    // the node's thread
 
-    private void start() {
+    /** The first plan served: the checkpoint opened, the slices published from now on, the sockets served. */
+    private void open() {
         ClaimCheckpoint checkpoint = ClaimCheckpoint.open(settings.checkpointFile(), bootId());
         checkpoint.recovery().ifPresent(r -> LOG.log(System.Logger.Level.WARNING, r));
         LOG.log(System.Logger.Level.INFO, "DRA driver {0}: {1} claims prepared before ({2}); claim CDI specs in {3}",
@@ -194,14 +211,13 @@ public final class DraDriver implements LifecycleListener, HealthListener {
         try {
             endpoint = kubelet.serve(preparer, this::registrationStatus);
             serveProblem = null;
-            serveBackoff.reset();
+            serveRetry.reset();
             LOG.log(System.Logger.Level.INFO, "serving DRA driver {0} on {1}, registration on {2}", DraNames.DRIVER,
                     settings.serviceSocket(), settings.registrationSocket());
         } catch (IOException e) {
             serveProblem = "could not serve the DRA driver: " + e.getMessage();
-            Duration wait = serveBackoff.next();
+            Duration wait = serveRetry.schedule();
             LOG.log(System.Logger.Level.ERROR, "{0}; trying again in {1}", serveProblem, wait);
-            supervision.schedule(wait, this::serve);
         }
     }
 
@@ -223,6 +239,8 @@ public final class DraDriver implements LifecycleListener, HealthListener {
 
     private void shutdown() {
         stopped = true;
+        serveRetry.cancel();
+        registerRetry.cancel();
         if (health != null) {
             health.removeListener(this);
         }
@@ -244,20 +262,17 @@ public final class DraDriver implements LifecycleListener, HealthListener {
         if (accepted) {
             registered = true;
             registrationProblem = null;
-            synchronized (registerBackoff) {
-                registerBackoff.reset();
-            }
+            node.run(registerRetry::reset);
             LOG.log(System.Logger.Level.INFO, "the kubelet registered DRA driver {0}", DraNames.DRIVER);
             return;
         }
         registered = false;
-        Duration wait;
-        synchronized (registerBackoff) {
-            wait = registerBackoff.next();
-        }
-        registrationProblem = "the kubelet refused DRA driver " + DraNames.DRIVER + ": " + error;
-        LOG.log(System.Logger.Level.WARNING, "{0}; registering again in {1}", registrationProblem, wait);
-        supervision.schedule(wait, this::registerAgain);
+        String problem = "the kubelet refused DRA driver " + DraNames.DRIVER + ": " + error;
+        registrationProblem = problem;
+        node.run(() -> {
+            Duration wait = registerRetry.schedule();
+            LOG.log(System.Logger.Level.WARNING, "{0}; registering again in {1}", problem, wait);
+        });
     }
 
     private void publishSlices() {

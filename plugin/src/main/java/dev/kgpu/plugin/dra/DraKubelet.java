@@ -6,7 +6,7 @@ import java.io.IOException;
  * The kubelet, as the DRA driver uses it: the DRA service ({@code NodePrepareResources}, {@code NodeUnprepareResources})
  * on its socket in the driver's folder, and the registration service ({@code GetInfo},
  * {@code NotifyRegistrationStatus}) on a socket in the kubelet's plugin-watcher folder, which the kubelet finds and
- * registers. The gRPC adapter ({@code dev.kgpu.plugin.dra.grpc.GrpcDraKubelet}) implements it. Only the supervisor thread
+ * registers. The gRPC adapter ({@code dev.kgpu.plugin.dra.grpc.GrpcDraKubelet}) implements it. Only the node's thread
  * calls it.
  */
 public interface DraKubelet extends AutoCloseable {

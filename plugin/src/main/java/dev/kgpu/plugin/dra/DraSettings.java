@@ -1,14 +1,21 @@
 package dev.kgpu.plugin.dra;
 
+import dev.kgpu.agent.settings.ConfigLoader;
+import dev.kgpu.agent.settings.Setting;
 import dev.kgpu.cdi.NvidiaCdiGenerator;
+import dev.kgpu.config.v1.ValueType;
+import dev.kgpu.plugin.config.DevicePluginConfig;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * How the DRA driver runs, from NVIDIA's DRA driver flags ({@code --node-name}, {@code --cdi-root},
- * {@code --kubelet-registrar-directory-path}, {@code --kubelet-plugins-directory-path}) and the driver roots and hook
- * path the device plugin reads too. Immutable.
+ * {@code --kubelet-registrar-directory-path}, {@code --kubelet-plugins-directory-path}; {@link #SETTINGS}) and the
+ * driver roots and hook path the device plugin reads too. All come from flags and variables but the CDI generator's,
+ * which a reload leaves as they were at start. Immutable.
  *
  * @param nodeName           this node ({@code NODE_NAME}): the pool's name and the slices' {@code spec.nodeName}
  * @param cdiRoot            where each claim's CDI spec is written ({@code CDI_ROOT})
@@ -25,6 +32,24 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
     public static final Path DEFAULT_REGISTRAR_DIRECTORY = Path.of("/var/lib/kubelet/plugins_registry");
     public static final Path DEFAULT_PLUGINS_DIRECTORY = Path.of("/var/lib/kubelet/plugins");
 
+    /** NVIDIA's DRA driver: this node's name. */
+    static final Setting<String> NODE_NAME = Setting.of(List.of("node-name"), List.of("NODE_NAME"),
+            ValueType.kubernetesName(), "", "the node's name: the DRA driver's pool and its ResourceSlices' node; required with dra");
+    /** NVIDIA's DRA driver: where the per-claim CDI specs go. */
+    static final Setting<String> CDI_ROOT = Setting.of(List.of("cdi-root"), List.of("CDI_ROOT"), ValueType.absolutePath(),
+            DEFAULT_CDI_ROOT.toString(), "the folder the DRA driver writes each claim's CDI spec to");
+    /** NVIDIA's DRA driver: the kubelet's plugin-watcher folder. */
+    static final Setting<String> REGISTRAR_DIRECTORY = Setting.of(List.of("kubelet-registrar-directory-path"),
+            List.of("KUBELET_REGISTRAR_DIRECTORY_PATH"), ValueType.absolutePath(), DEFAULT_REGISTRAR_DIRECTORY.toString(),
+            "the kubelet's plugin registration folder, where the DRA driver's registration socket goes");
+    /** NVIDIA's DRA driver: the kubelet's plugins folder. */
+    static final Setting<String> PLUGINS_DIRECTORY = Setting.of(List.of("kubelet-plugins-directory-path"),
+            List.of("KUBELET_PLUGINS_DIRECTORY_PATH"), ValueType.absolutePath(), DEFAULT_PLUGINS_DIRECTORY.toString(),
+            "the kubelet's plugins folder; the DRA driver's socket and checkpoint go to <it>/gpu.nvidia.com");
+
+    /** NVIDIA's DRA driver's settings, besides those it shares with the device plugin. */
+    public static final List<Setting<?>> SETTINGS = List.of(NODE_NAME, CDI_ROOT, REGISTRAR_DIRECTORY, PLUGINS_DIRECTORY);
+
     public DraSettings {
         Objects.requireNonNull(nodeName, "nodeName");
         if (nodeName.isEmpty()) {
@@ -35,6 +60,26 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
         Objects.requireNonNull(pluginsDirectory, "pluginsDirectory");
         Objects.requireNonNull(procRoot, "procRoot");
         Objects.requireNonNull(cdi, "cdi");
+    }
+
+    /**
+     * The DRA driver's settings from NVIDIA's configuration and {@link #SETTINGS}, resolved with them; empty when one is
+     * missing or bad, which {@code resolved} then records.
+     *
+     * @param procRoot the node's {@code KGPU_PROC_ROOT}, where the boot id and the MIG capabilities are read
+     * @param wantedBy what asks for the driver, e.g. {@code KGPU_KUBELET_APIS lists dra}, for the line a missing node name
+     *                 gets
+     */
+    public static Optional<DraSettings> of(DevicePluginConfig loaded, ConfigLoader.Resolved resolved, Path procRoot,
+                                           String wantedBy) {
+        String nodeName = resolved.get(NODE_NAME);
+        if (nodeName.isEmpty()) {
+            resolved.fail(NODE_NAME, "", "must name this node when " + wantedBy
+                    + " (the DRA driver's pool and its ResourceSlices' node)");
+            return Optional.empty();
+        }
+        return Optional.of(new DraSettings(nodeName, Path.of(resolved.get(CDI_ROOT)), Path.of(resolved.get(REGISTRAR_DIRECTORY)),
+                Path.of(resolved.get(PLUGINS_DIRECTORY)), procRoot, loaded.cdiGenerator(procRoot)));
     }
 
     /** The driver's own folder, {@code <plugins>/gpu.nvidia.com}, shared with no other plugin. */

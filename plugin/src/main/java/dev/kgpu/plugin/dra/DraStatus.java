@@ -1,6 +1,10 @@
 package dev.kgpu.plugin.dra;
 
+import dev.kgpu.plugin.node.FrontEndStatus;
+
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -15,7 +19,7 @@ import java.util.Optional;
  * @param problems       what keeps it from serving everything it should, one line each
  */
 public record DraStatus(boolean serving, boolean registered, boolean slicesCurrent, Optional<Long> generation, int devices,
-                        int preparedClaims, List<String> problems) {
+                        int preparedClaims, List<String> problems) implements FrontEndStatus {
 
     public static final DraStatus STARTING = new DraStatus(false, false, false, Optional.empty(), 0, 0,
             List.of("the DRA driver has not started"));
@@ -24,13 +28,30 @@ public record DraStatus(boolean serving, boolean registered, boolean slicesCurre
         problems = List.copyOf(problems);
     }
 
+    @Override
+    public String frontEnd() {
+        return DraDriver.NAME;
+    }
+
     /** Liveness: the servers run. */
+    @Override
     public boolean live() {
         return serving;
     }
 
     /** Readiness: served, registered with the kubelet, and the slices published. */
+    @Override
     public boolean ready() {
         return serving && registered && slicesCurrent;
+    }
+
+    @Override
+    public Map<String, Object> details() {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("draServing", serving);
+        details.put("draRegistered", registered);
+        details.put("draSlicesPublished", slicesCurrent);
+        details.put("draPreparedClaims", (long) preparedClaims);
+        return details;
     }
 }

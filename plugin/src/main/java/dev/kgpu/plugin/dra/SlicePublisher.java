@@ -1,7 +1,6 @@
 package dev.kgpu.plugin.dra;
 
 import dev.kgpu.agent.Backoff;
-import dev.kgpu.plugin.lifecycle.PluginMetrics;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -27,7 +26,7 @@ public final class SlicePublisher implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(SlicePublisher.class.getName());
 
     private final ResourceSliceStore store;
-    private final PluginMetrics metrics;
+    private final DraMetrics metrics;
     private final Backoff backoff;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -41,7 +40,7 @@ public final class SlicePublisher implements AutoCloseable {
     private long retryAtNanos;
     private boolean closed;
 
-    public SlicePublisher(ResourceSliceStore store, Backoff.Policy retries, PluginMetrics metrics) {
+    public SlicePublisher(ResourceSliceStore store, Backoff.Policy retries, DraMetrics metrics) {
         this.store = Objects.requireNonNull(store, "store");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.backoff = new Backoff(retries);

@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.app;
 
+import dev.kgpu.plugin.deviceplugin.DevicePluginStatus;
 import dev.kgpu.plugin.settings.PluginSettings;
 import dev.kgpu.sim.kubelet.KubeletSimulator;
 import dev.kgpu.sim.kubelet.PodAdmission;
@@ -64,7 +65,8 @@ class PluginApplicationTest {
     @Test
     @Order(1)
     void servesAndIsLiveButNotReadyWithoutAKubelet() {
-        until(() -> plugin.status().live() && !plugin.status().resources().isEmpty(), "the plugin serving nvidia.com/gpu");
+        until(() -> plugin.status().live() && plugin.status().frontEnds().stream()
+                .anyMatch(f -> f instanceof DevicePluginStatus dp && !dp.resources().isEmpty()), "the plugin serving nvidia.com/gpu");
         assertThat(status("/q/health/live")).isEqualTo(200);
         given().when().get("/q/health/ready").then().statusCode(503)
                 .body(containsString("kubelet socket"));

@@ -172,7 +172,7 @@ public final class DraBenchmark {
                     samples[i] = seen - start;
                     victim[0] = null;
                     plugin.clock.advance(HealthPolicy.DEFAULT_QUIET_PERIOD);
-                    plugin.supervisor.checkHealthNow();
+                    plugin.node.checkHealthNow();
                     Await.until(() -> plugin.dra.status().slicesCurrent() && slices(api) == 8, Duration.ofSeconds(20),
                             "GPU " + gpu + " back in the slice");
                     updates.clear();

@@ -130,7 +130,7 @@ public final class PluginBenchmark {
                 samples[i] = seen - start;
                 victim[0] = null;
                 plugin.clock.advance(HealthPolicy.DEFAULT_QUIET_PERIOD);
-                plugin.supervisor.checkHealthNow();
+                plugin.node.checkHealthNow();
                 plugin.await("nvidia.com/gpu", r -> r.allocatable() == 8);
                 unhealthyAt.clear();
             }

@@ -2,6 +2,7 @@ package dev.kgpu.plugin.conformance;
 
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.nvml.mock.MockNvml;
+import dev.kgpu.plugin.deviceplugin.resources.ConfiguredResourcePlanner;
 import dev.kgpu.plugin.deviceplugin.resources.ResourcePlanException;
 import dev.kgpu.plugin.devices.DeviceSource;
 import dev.kgpu.plugin.devices.NodeInventory;
@@ -199,12 +200,12 @@ class NvidiaConfigConformanceTest {
         Map<String, String> env = new HashMap<>(HELM_ENVIRONMENT);
         env.put("KGPU_NVML_LIBRARY", System.getenv("KGPU_NVML_LIBRARY"));
         PluginSettings settings = PluginSettings.load(new String[] {"--config-file=" + file}, env::get);
-        return settings.planner().plan(INVENTORIES.computeIfAbsent(profile, p -> inventory(p, settings)));
+        return new ConfiguredResourcePlanner(settings.devicePlugin().orElseThrow().resources()).plan(INVENTORIES.computeIfAbsent(profile, p -> inventory(p, settings)));
     }
 
     private static NodeInventory inventory(String profile, PluginSettings settings) {
         mock.useProfile(profile);
-        try (DeviceSource source = NvmlDeviceSource.factory(settings.nvml(), MigCapabilities.none()).open()) {
+        try (DeviceSource source = NvmlDeviceSource.factory(settings.node().nvml(), MigCapabilities.none()).open()) {
             return source.inventory();
         }
     }

@@ -60,8 +60,7 @@ class CdiSpecPublisherTest {
                 .env("CONTAINER_DRIVER_ROOT", root.toString())
                 .env("NVIDIA_DRIVER_ROOT", root.toString())
                 .env("KGPU_CDI_SPEC_DIR", dir.resolve("cdi").toString())
-                .env("KGPU_PROC_ROOT", root.toString())
-                .listener(new CdiSpecPublisher());
+                .env("KGPU_PROC_ROOT", root.toString());
     }
 
     private Path spec() {

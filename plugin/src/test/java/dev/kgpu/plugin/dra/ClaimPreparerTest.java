@@ -6,7 +6,6 @@ import dev.kgpu.cdi.NvidiaCdiGenerator;
 import dev.kgpu.nvml.mock.SimulatedDriverRoot;
 import dev.kgpu.plugin.devices.DriverInfo;
 import dev.kgpu.plugin.devices.NodeInventory;
-import dev.kgpu.plugin.lifecycle.PluginMetrics;
 import dev.kgpu.plugin.testing.Devices;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -67,7 +66,7 @@ class ClaimPreparerTest {
             reads.incrementAndGet();
             return allocations.getOrDefault(claim.uid(), new ClaimAllocation.NotFound());
         }, ClaimCheckpoint.open(dir.resolve("kgpu-checkpoint.json"), "boot"), specs, devices::get,
-                uuid -> Optional.ofNullable(unhealthy.get(uuid)), new PluginMetrics() {
+                uuid -> Optional.ofNullable(unhealthy.get(uuid)), new DraMetrics() {
             @Override
             public void claim(String operation, boolean success) {
                 counted.merge(operation + "/" + success, 1, Integer::sum);

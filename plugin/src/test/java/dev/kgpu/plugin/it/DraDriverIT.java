@@ -6,8 +6,8 @@ import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.mock.MockNvml;
 import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.nvml.mock.SimulatedDriverRoot;
+import dev.kgpu.plugin.deviceplugin.DevicePluginFrontEnd;
 import dev.kgpu.plugin.dra.DraNames;
-import dev.kgpu.plugin.dra.DraStatus;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.sim.apiserver.TestApiServer;
@@ -30,7 +30,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -160,7 +159,7 @@ class DraDriverIT {
             int writes = api.requests("PUT") + api.requests("POST");
 
             plugin.supervisor.reload(); // SIGHUP: the servers restart, the devices are the same
-            Await.until(() -> plugin.supervisor.status().registered().contains("nvidia.com/gpu"), WAIT, "re-registered");
+            Await.until(() -> plugin.devicePlugin.status().registered().contains("nvidia.com/gpu"), WAIT, "re-registered");
             Await.until(() -> plugin.dra.status().slicesCurrent(), WAIT, "published: " + plugin.dra.status());
             assertThat(api.requests("PUT") + api.requests("POST")).as("an unchanged pool is not written").isEqualTo(writes);
             assertThat(slices().getFirst().getSpec().getPool().getGeneration()).isEqualTo(1L);
@@ -210,7 +209,7 @@ class DraDriverIT {
             assertThat(refused.error()).contains("device gpu-3 (" + plugin.gpuUuid(3) + ") is unhealthy: XID 94");
 
             plugin.clock.advance(Duration.ofMinutes(2));
-            plugin.supervisor.checkHealthNow();
+            plugin.node.checkHealthNow();
             awaitDevices(names -> names.size() == 8, "gpu-3 back in the slice");
             assertThat(slices().getFirst().getSpec().getPool().getGeneration()).isEqualTo(3L);
         }
@@ -310,9 +309,9 @@ class DraDriverIT {
             awaitDevices(names -> names.size() == 8, "8 GPUs published");
             Await.until(() -> plugin.dra.status().ready(), WAIT, "the DRA driver ready: " + plugin.dra.status());
 
-            assertThat(plugin.supervisor.status().ready()).isTrue();
-            assertThat(plugin.supervisor.status().devicePlugin()).isFalse();
-            assertThat(plugin.supervisor.status().problems()).isEmpty();
+            assertThat(plugin.node.status().ready()).isTrue();
+            assertThat(plugin.node.status().frontEnd(DevicePluginFrontEnd.NAME)).as("no device-plugin front-end").isEmpty();
+            assertThat(plugin.node.status().problems()).isEmpty();
             assertThat(plugin.kubelet.registrations()).as("no device-plugin registration").isEmpty();
             assertThat(dir.resolve("nvidia-gpu.sock")).doesNotExist();
         }

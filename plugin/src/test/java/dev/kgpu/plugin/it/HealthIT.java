@@ -5,8 +5,8 @@ import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.plugin.health.HealthPolicy;
 import dev.kgpu.plugin.health.HealthTracker;
 import dev.kgpu.plugin.health.HealthTransition;
-import dev.kgpu.plugin.lifecycle.PluginMetrics;
-import dev.kgpu.plugin.lifecycle.PluginStatus.Problem;
+import dev.kgpu.plugin.node.NodeMetrics;
+import dev.kgpu.plugin.node.NodeStatus.Problem;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.sim.kubelet.ResourceState;
@@ -44,7 +44,7 @@ class HealthIT {
             plugin.mock.injectXid(plugin.gpuUuid(1), 48);
             plugin.await(GPU, r -> r.allocatable() == 6);
             plugin.clock.advance(Duration.ofDays(1));
-            plugin.supervisor.checkHealthNow();
+            plugin.node.checkHealthNow();
 
             ResourceState state = plugin.await(GPU, r -> r.allocatable() == 7);
             assertThat(state.unhealthyIds()).containsExactly(plugin.gpuUuid(0));
@@ -110,7 +110,7 @@ class HealthIT {
             plugin.mock.injectXid(plugin.gpuUuid(0), 79);
 
             // with no event thread nothing reads the XID: nothing can change later
-            assertThat(plugin.supervisor.checkHealthNow().transitions()).isEmpty();
+            assertThat(plugin.node.checkHealthNow().transitions()).isEmpty();
             assertThat(transitions.seen).isEmpty();
             assertThat(plugin.kubelet.resource(GPU).orElseThrow().allocatable()).isEqualTo(1);
         }
@@ -143,7 +143,7 @@ class HealthIT {
                     .as("GPU 2's MIG device is not hit").isEqualTo(1);
 
             plugin.clock.advance(HealthPolicy.DEFAULT_QUIET_PERIOD);
-            plugin.supervisor.checkHealthNow();
+            plugin.node.checkHealthNow();
             plugin.await("nvidia.com/mig-1g.10gb", r -> r.allocatable() == 9);
         }
     }
@@ -152,20 +152,20 @@ class HealthIT {
     void nvmlLostAtRunTimeMarksEverythingUnhealthyUntilItAnswersAgain() {
         try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).profile("dgx-a100").start()) {
             plugin.await(GPU, r -> r.allocatable() == 8);
-            Await.until(() -> plugin.supervisor.status().ready(), "registered");
+            Await.until(() -> plugin.node.status().ready(), "registered");
 
             plugin.mock.failNext("nvmlDeviceGetMemoryInfo_v2", NvmlReturnCode.ERROR_GPU_IS_LOST, -1);
             plugin.mock.failNext("nvmlEventSetWait_v2", NvmlReturnCode.ERROR_DRIVER_NOT_LOADED, -1);
 
             ResourceState down = plugin.await(GPU, r -> r.allocatable() == 0);
             assertThat(down.capacity()).isEqualTo(8);
-            HealthTracker.CheckResult stillLost = plugin.supervisor.checkHealthNow();
+            HealthTracker.CheckResult stillLost = plugin.node.checkHealthNow();
             assertThat(stillLost.nvmlRestored()).isFalse();
             assertThat(stillLost.stillFailing()).hasSize(8);
-            assertThat(plugin.supervisor.status().ready()).as("still registered: the kubelet sees Unhealthy devices").isTrue();
+            assertThat(plugin.node.status().ready()).as("still registered: the kubelet sees Unhealthy devices").isTrue();
 
             plugin.mock.clearFailures();
-            assertThat(plugin.supervisor.checkHealthNow().nvmlRestored()).isTrue();
+            assertThat(plugin.node.checkHealthNow().nvmlRestored()).isTrue();
             plugin.await(GPU, r -> r.allocatable() == 8);
 
             // the event monitor runs again: a new XID is seen
@@ -182,7 +182,7 @@ class HealthIT {
             plugin.await(GPU, r -> r.allocatable() == 1);
 
             plugin.mock.failNext("nvmlDeviceGetMemoryInfo_v2", NvmlReturnCode.ERROR_GPU_IS_LOST, -1);
-            HealthTracker.CheckResult down = plugin.supervisor.checkHealthNow();
+            HealthTracker.CheckResult down = plugin.node.checkHealthNow();
             assertThat(down.transitions()).singleElement().satisfies(t -> {
                 assertThat(t.uuid()).isEqualTo(plugin.gpuUuid(0));
                 assertThat(t.healthy()).isFalse();
@@ -191,7 +191,7 @@ class HealthIT {
             plugin.await(GPU, r -> r.allocatable() == 0);
 
             plugin.mock.clearFailures();
-            plugin.supervisor.checkHealthNow();
+            plugin.node.checkHealthNow();
             plugin.await(GPU, r -> r.allocatable() == 1);
         }
     }
@@ -199,17 +199,17 @@ class HealthIT {
     @Test
     void nvmlFailingAtStartRegistersNothingAndRetries() {
         try (MockNvmlPlugin plugin = startWithBrokenNvml("false")) {
-            Await.until(() -> plugin.supervisor.status().problems().stream().anyMatch(p ->
+            Await.until(() -> plugin.node.status().problems().stream().anyMatch(p ->
                     p instanceof Problem.DevicesUnreadable u && u.reason().startsWith("NVML could not start")), "the NVML failure reported");
             assertThat(plugin.kubelet.resources()).isEmpty();
-            assertThat(plugin.supervisor.status().ready()).isFalse();
+            assertThat(plugin.node.status().ready()).isFalse();
             assertThat(plugin.fatal).isEmpty();
 
             // the next retry (at most 0.5 s away in MockNvmlPlugin) finds NVML working
             plugin.mock.clearFailures();
 
             plugin.await(GPU, r -> r.allocatable() == 1);
-            Await.until(() -> plugin.supervisor.status().ready(), "readiness");
+            Await.until(() -> plugin.node.status().ready(), "readiness");
         }
     }
 
@@ -223,7 +223,7 @@ class HealthIT {
     }
 
     /** The health transitions the plugin counted, in order. */
-    static final class Transitions implements PluginMetrics {
+    static final class Transitions implements NodeMetrics {
         final List<HealthTransition> seen = new CopyOnWriteArrayList<>();
 
         @Override

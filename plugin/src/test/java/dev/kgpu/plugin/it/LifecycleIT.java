@@ -1,6 +1,6 @@
 package dev.kgpu.plugin.it;
 
-import dev.kgpu.plugin.lifecycle.PluginStatus.Problem;
+import dev.kgpu.plugin.node.NodeStatus.Problem;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.sim.kubelet.ResourceState;
@@ -21,7 +21,7 @@ class LifecycleIT {
     Path dir;
 
     static boolean reloadRejected(MockNvmlPlugin plugin, String reason) {
-        return plugin.supervisor.status().problems().stream()
+        return plugin.node.status().problems().stream()
                 .anyMatch(p -> p instanceof Problem.ReloadRejected rejected && rejected.reason().contains(reason));
     }
 
@@ -82,7 +82,7 @@ class LifecycleIT {
                     "the rejected reload");
             assertThat(plugin.kubelet.resource(GPU).orElseThrow().allocatable()).isEqualTo(4);
             assertThat(plugin.kubelet.resource(GPU).orElseThrow().registrations()).isEqualTo(2);
-            assertThat(plugin.supervisor.status().ready()).isTrue();
+            assertThat(plugin.node.status().ready()).isTrue();
         }
     }
 
@@ -104,7 +104,7 @@ class LifecycleIT {
     void sigtermRemovesTheSockets() {
         try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).profile("mig-mixed").env("MIG_STRATEGY", "mixed").start()) {
             plugin.await("nvidia.com/mig-1g.10gb", r -> r.allocatable() == 9);
-            Await.until(() -> plugin.supervisor.status().ready(), "every resource registered");
+            Await.until(() -> plugin.node.status().ready(), "every resource registered");
 
             assertThat(plugin.supervisor.stop(MockNvmlPlugin.WAIT)).isTrue();
 

@@ -37,7 +37,7 @@ class ProfilesIT {
             int gpus = plugin.gpuCount();
 
             ResourceState state = plugin.await(GPU, r -> r.allocatable() == gpus);
-            Await.until(() -> plugin.supervisor.status().ready(), "registered");
+            Await.until(() -> plugin.node.status().ready(), "registered");
             assertThat(state.endpoint()).isEqualTo("nvidia-gpu.sock");
             assertThat(state.deviceIds()).containsExactlyElementsOf(IntStream.range(0, gpus).mapToObj(plugin::gpuUuid).toList());
             for (int i = 0; i < gpus; i++) {
@@ -62,12 +62,12 @@ class ProfilesIT {
             ResourceState down = plugin.await(GPU, r -> r.unhealthyIds().equals(List.of(victim)));
             assertThat(down.capacity()).isEqualTo(gpus);
 
-            assertThat(plugin.supervisor.checkHealthNow().recovered()).as("inside the quiet period").isEmpty();
+            assertThat(plugin.node.checkHealthNow().recovered()).as("inside the quiet period").isEmpty();
             plugin.clock.advance(HealthPolicy.DEFAULT_QUIET_PERIOD);
-            plugin.supervisor.checkHealthNow();
+            plugin.node.checkHealthNow();
 
             plugin.await(GPU, r -> r.allocatable() == gpus);
-            assertThat(plugin.supervisor.status().ready()).isTrue();
+            assertThat(plugin.node.status().ready()).isTrue();
             assertThat(plugin.fatal).isEmpty();
         }
     }

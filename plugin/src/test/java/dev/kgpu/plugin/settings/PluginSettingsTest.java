@@ -128,22 +128,22 @@ class PluginSettingsTest {
         PluginSettings settings = PluginSettings.load(new String[]{"--config-file=" + file},
                 Map.of("KGPU_HEALTH_QUIET_PERIOD", "", "KGPU_HEALTH_RECOVERABLE_XIDS", "", "KGPU_HEALTH_CHECK_INTERVAL", " ")::get);
 
-        assertThat(settings.health().quietPeriod()).hasMinutes(1);
-        assertThat(settings.health().recoverableXids()).isEmpty();
-        assertThat(settings.healthCheckInterval()).hasSeconds(5);
-        assertThat(settings.nvml().driverRoot()).isEqualTo(Path.of("/run/nvidia/driver"));
-        assertThat(settings.nvml().library()).isEmpty();
+        assertThat(settings.node().health().quietPeriod()).hasMinutes(1);
+        assertThat(settings.node().health().recoverableXids()).isEmpty();
+        assertThat(settings.node().healthCheckInterval()).hasSeconds(5);
+        assertThat(settings.node().nvml().driverRoot()).isEqualTo(Path.of("/run/nvidia/driver"));
+        assertThat(settings.node().nvml().library()).isEmpty();
     }
 
     @Test
     void theDraDriverRunsBesideTheDevicePluginOrAloneWithNvidiasFolders() {
         PluginSettings plain = PluginSettings.load(new String[0], Map.<String, String>of()::get);
-        assertThat(plain.devicePlugin()).isTrue();
+        assertThat(plain.devicePlugin()).isPresent();
         assertThat(plain.dra()).isEmpty();
 
         PluginSettings both = PluginSettings.load(new String[]{"--kubelet-apis=device-plugin,dra"},
                 Map.of("NODE_NAME", "gpu-node-7", "CDI_ROOT", "/var/run/cdi")::get);
-        assertThat(both.devicePlugin()).isTrue();
+        assertThat(both.devicePlugin()).isPresent();
         assertThat(both.dra()).hasValueSatisfying(dra -> {
             assertThat(dra.nodeName()).isEqualTo("gpu-node-7");
             assertThat(dra.cdiRoot()).isEqualTo(Path.of("/var/run/cdi"));
@@ -155,7 +155,7 @@ class PluginSettingsTest {
 
         PluginSettings alone = PluginSettings.load(new String[]{"--node-name", "n1", "--kubelet-plugins-directory-path=/k/plugins"},
                 Map.of("KGPU_KUBELET_APIS", "dra", "KUBELET_REGISTRAR_DIRECTORY_PATH", "/k/registry")::get);
-        assertThat(alone.devicePlugin()).isFalse();
+        assertThat(alone.devicePlugin()).isEmpty();
         assertThat(alone.dra().orElseThrow().serviceSocket()).isEqualTo(Path.of("/k/plugins/gpu.nvidia.com/dra.sock"));
         assertThat(alone.dra().orElseThrow().registrationSocket()).isEqualTo(Path.of("/k/registry/gpu.nvidia.com-reg.sock"));
         assertThat(alone.dra().orElseThrow().cdiRoot()).as("NVIDIA's default").isEqualTo(Path.of("/etc/cdi"));
@@ -176,11 +176,11 @@ class PluginSettingsTest {
         PluginSettings settings = PluginSettings.load(new String[0], Map.of("ADDITIONAL_XIDS_TO_IGNORE", "48, 63",
                 "DP_DISABLE_HEALTHCHECKS", "94", "DP_ENABLE_HEALTHCHECKS", "63")::get);
 
-        assertThat(settings.health().isCritical(48)).isFalse();
-        assertThat(settings.health().isCritical(94)).isFalse();
-        assertThat(settings.health().isCritical(63)).as("DP_ENABLE_HEALTHCHECKS wins").isTrue();
-        assertThat(settings.health().isCritical(79)).isTrue();
-        assertThat(PluginSettings.load(new String[0], Map.<String, String>of()::get).health().isCritical(48)).isTrue();
+        assertThat(settings.node().health().isCritical(48)).isFalse();
+        assertThat(settings.node().health().isCritical(94)).isFalse();
+        assertThat(settings.node().health().isCritical(63)).as("DP_ENABLE_HEALTHCHECKS wins").isTrue();
+        assertThat(settings.node().health().isCritical(79)).isTrue();
+        assertThat(PluginSettings.load(new String[0], Map.<String, String>of()::get).node().health().isCritical(48)).isTrue();
     }
 
     @Test
@@ -193,12 +193,12 @@ class PluginSettingsTest {
                         "DP_DISABLE_HEALTHCHECKS", "94", "KUBELET_SOCKET", "/run/kubelet/kubelet.sock")::get);
 
         assertThat(settings.description()).contains("\"migStrategy\": \"mixed\"");
-        assertThat(settings.health().quietPeriod()).hasSeconds(30);
-        assertThat(settings.health().recoverableXids()).containsExactly(48L);
-        assertThat(settings.health().isCritical(94)).isFalse();
-        assertThat(settings.healthCheckInterval()).hasSeconds(5);
-        assertThat(settings.kubeletSocket()).contains(Path.of("/run/kubelet/kubelet.sock"));
-        assertThat(settings.nvml().driverRoot()).isEqualTo(Path.of("/"));
-        assertThat(settings.socketDirectory()).isEqualTo(Path.of("/run/kubelet"));
+        assertThat(settings.node().health().quietPeriod()).hasSeconds(30);
+        assertThat(settings.node().health().recoverableXids()).containsExactly(48L);
+        assertThat(settings.node().health().isCritical(94)).isFalse();
+        assertThat(settings.node().healthCheckInterval()).hasSeconds(5);
+        assertThat(settings.devicePlugin().orElseThrow().kubeletSocket()).contains(Path.of("/run/kubelet/kubelet.sock"));
+        assertThat(settings.node().nvml().driverRoot()).isEqualTo(Path.of("/"));
+        assertThat(settings.devicePlugin().orElseThrow().socketDirectory()).isEqualTo(Path.of("/run/kubelet"));
     }
 }

@@ -6,11 +6,15 @@ import dev.kgpu.kubelet.deviceplugin.v1beta1.DevicePluginGrpc;
 import dev.kgpu.nvml.mock.MockNvml;
 import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.plugin.app.PluginAdapters;
+import dev.kgpu.plugin.deviceplugin.DevicePluginFrontEnd;
+import dev.kgpu.plugin.deviceplugin.DevicePluginMetrics;
 import dev.kgpu.plugin.dra.DraDriver;
+import dev.kgpu.plugin.dra.DraMetrics;
 import dev.kgpu.plugin.dra.DraNames;
-import dev.kgpu.plugin.lifecycle.LifecycleListener;
-import dev.kgpu.plugin.lifecycle.PluginMetrics;
-import dev.kgpu.plugin.lifecycle.PluginSupervisor;
+import dev.kgpu.plugin.node.FrontEnd;
+import dev.kgpu.plugin.node.NodeMetrics;
+import dev.kgpu.plugin.node.NodeRuntime;
+import dev.kgpu.plugin.node.NodeSupervisor;
 import dev.kgpu.plugin.nvml.MigCapabilities;
 import dev.kgpu.plugin.nvml.NvmlDeviceSource;
 import dev.kgpu.plugin.settings.PluginSettings;
@@ -34,11 +38,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 
 /**
- * The real device plugin (its settings, supervisor, NVML adapter, gRPC servers) in-process on the mock
+ * The real plugin (its settings, node runtime, front-ends, NVML adapter, gRPC servers) in-process on the mock
  * NVML, next to a kubelet simulator in a temporary device-plugins folder. Settings are loaded as the entry
  * point loads them, from the builder's flags, variables and config file. Time for the health quiet period
  * comes from a {@link TestClock}; the periodic health check is off (unless a test sets
- * {@code KGPU_HEALTH_CHECK_INTERVAL}), tests run it with {@link PluginSupervisor#checkHealthNow()}.
+ * {@code KGPU_HEALTH_CHECK_INTERVAL}), tests run it with {@link NodeRuntime#checkHealthNow()}.
  */
 public final class MockNvmlPlugin implements AutoCloseable {
 
@@ -52,7 +56,12 @@ public final class MockNvmlPlugin implements AutoCloseable {
     public final TestClock clock = new TestClock();
     public final List<String> fatal = new CopyOnWriteArrayList<>();
     public final KubeletSimulator kubelet;
-    public final PluginSupervisor supervisor;
+    /** The node runtime: its status and health checks. */
+    public final NodeRuntime<PluginSettings> node;
+    /** Runs the node: SIGHUP ({@code reload}) and SIGTERM ({@code stop}). */
+    public final NodeSupervisor<PluginSettings> supervisor;
+    /** The device-plugin front-end, unless {@code KGPU_KUBELET_APIS} leaves it out; else null. */
+    public final DevicePluginFrontEnd devicePlugin;
     /** The DRA driver, when the builder asked for it ({@link Builder#dra}); else null. */
     public final DraDriver dra;
     /** The kubelet's plugin watcher on {@code <dir>/plugins_registry}, when the DRA driver runs; else null. */
@@ -76,6 +85,7 @@ public final class MockNvmlPlugin implements AutoCloseable {
         env.put("CONFIG_FILE", configFile.toString());
         env.putIfAbsent("KGPU_HEALTH_CHECK_INTERVAL", "1h");
         env.putIfAbsent("KGPU_NVML_LIBRARY", System.getenv("KGPU_NVML_LIBRARY"));
+        env.putIfAbsent("KGPU_CDI_SPEC_DIR", dir.resolve("cdi").toString());
         if (builder.api != null) {
             env.putIfAbsent("KGPU_KUBELET_APIS", "device-plugin,dra");
             env.putIfAbsent("NODE_NAME", builder.nodeName);
@@ -86,18 +96,28 @@ public final class MockNvmlPlugin implements AutoCloseable {
         this.kubelet = builder.startKubelet ? KubeletSimulator.start(dir) : null;
         String[] args = builder.flags.toArray(String[]::new);
         PluginSettings settings = PluginSettings.load(args, env::get);
-        List<LifecycleListener> listeners = new ArrayList<>(builder.listeners);
-        this.dra = settings.dra().map(d -> PluginAdapters.draDriver(d, builder.api.client(), builder.metrics, RETRIES))
-                .orElse(null);
-        if (dra != null) {
-            listeners.add(dra);
-        }
+        List<FrontEnd.Binding<PluginSettings, ?>> frontEnds = PluginAdapters.frontEnds(settings, FRONT_END_METRICS,
+                () -> builder.api.client(), RETRIES);
+        this.devicePlugin = frontEnd(frontEnds, DevicePluginFrontEnd.class);
+        this.dra = frontEnd(frontEnds, DraDriver.class);
         this.pluginWatcher = dra != null && builder.startKubelet
                 ? PluginWatcher.start(settings.dra().orElseThrow().registrarDirectory()) : null;
-        this.supervisor = new PluginSupervisor(settings, () -> PluginSettings.load(args, env::get),
-                NvmlDeviceSource.factory(settings.nvml(), MigCapabilities.none()),
-                PluginAdapters.kubelet(settings, builder.metrics), clock, builder.metrics, RETRIES, listeners, fatal::add);
+        this.node = new NodeRuntime<>(NvmlDeviceSource.factory(settings.node().nvml(), MigCapabilities.none()), frontEnds,
+                clock, builder.metrics, RETRIES);
+        this.supervisor = new NodeSupervisor<>(node, settings, () -> PluginSettings.load(args, env::get),
+                (status, reason) -> fatal.add(reason));
         supervisor.start();
+    }
+
+    /** The front-ends count nothing here; the node's counts go to the builder's {@link Builder#metrics}. */
+    private static final Metrics FRONT_END_METRICS = new Metrics();
+
+    private static final class Metrics implements DevicePluginMetrics, DraMetrics {
+    }
+
+    private static <F> F frontEnd(List<FrontEnd.Binding<PluginSettings, ?>> frontEnds, Class<F> type) {
+        return frontEnds.stream().map(FrontEnd.Binding::frontEnd).filter(type::isInstance).map(type::cast).findFirst()
+                .orElse(null);
     }
 
     public static Builder builder(Path dir) {
@@ -120,7 +140,7 @@ public final class MockNvmlPlugin implements AutoCloseable {
         }
     }
 
-    /** Replaces the config file; {@link PluginSupervisor#reload()} then loads it (as SIGHUP does). */
+    /** Replaces the config file; {@link NodeSupervisor#reload()} then loads it (as SIGHUP does). */
     public void rewriteConfig(String yaml) {
         write(configFile, yaml);
     }
@@ -189,8 +209,7 @@ public final class MockNvmlPlugin implements AutoCloseable {
         private final Map<String, String> env = new HashMap<>();
         private final List<String> flags = new ArrayList<>();
         private boolean startKubelet = true;
-        private PluginMetrics metrics = PluginMetrics.NONE;
-        private final List<LifecycleListener> listeners = new ArrayList<>();
+        private NodeMetrics metrics = NodeMetrics.NONE;
         private boolean keepFailures;
         private TestApiServer api;
         private String nodeName;
@@ -225,13 +244,9 @@ public final class MockNvmlPlugin implements AutoCloseable {
             return this;
         }
 
-        public Builder metrics(PluginMetrics metrics) {
+        /** Where the node counts its health transitions. */
+        public Builder metrics(NodeMetrics metrics) {
             this.metrics = metrics;
-            return this;
-        }
-
-        public Builder listener(LifecycleListener listener) {
-            listeners.add(listener);
             return this;
         }
 

@@ -2,7 +2,6 @@ package dev.kgpu.plugin.deviceplugin.allocation;
 
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Predicate;
 
 /**
  * The configuration Allocate reads, taken from {@code flags} and {@code flags.plugin} of NVIDIA's config.
@@ -20,12 +19,10 @@ import java.util.function.Predicate;
  * @param gdrcopy             {@code gdrcopyEnabled}
  * @param gds                 {@code gdsEnabled}
  * @param mofed               {@code mofedEnabled}
- * @param deviceNodeExists    whether an optional device node ({@code /dev/nvidia-uvm}, ...) exists on the host
  */
 public record AllocationSettings(boolean envvar, boolean volumeMounts, boolean cdiAnnotations, boolean cdiCri,
                                  boolean indexIds, boolean passDeviceSpecs, String devRoot, String cdiAnnotationPrefix,
-                                 Optional<String> mpsRoot, boolean gdrcopy, boolean gds, boolean mofed,
-                                 Predicate<String> deviceNodeExists) {
+                                 Optional<String> mpsRoot, boolean gdrcopy, boolean gds, boolean mofed) {
 
     public AllocationSettings {
         if (!envvar && !volumeMounts && !cdiAnnotations && !cdiCri) {
@@ -34,13 +31,12 @@ public record AllocationSettings(boolean envvar, boolean volumeMounts, boolean c
         Objects.requireNonNull(devRoot, "devRoot");
         Objects.requireNonNull(cdiAnnotationPrefix, "cdiAnnotationPrefix");
         Objects.requireNonNull(mpsRoot, "mpsRoot");
-        Objects.requireNonNull(deviceNodeExists, "deviceNodeExists");
     }
 
     /** NVIDIA's defaults: envvar, UUIDs, no device specs, driver root {@code /}. */
     public static AllocationSettings defaults() {
         return new AllocationSettings(true, false, false, false, false, false, "/", "cdi.k8s.io/",
-                Optional.empty(), false, false, false, path -> false);
+                Optional.empty(), false, false, false);
     }
 
     boolean onlyCdi() {

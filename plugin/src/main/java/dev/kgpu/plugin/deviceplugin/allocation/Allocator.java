@@ -36,11 +36,17 @@ public final class Allocator {
             "/dev/nvidia-modeset");
 
     private final AllocationSettings settings;
+    private final DeviceNodes deviceNodes;
     private final Supplier<String> responseIds;
 
-    /** @param responseIds unique IDs for CDI annotation keys ({@code UUID.randomUUID().toString()} in production) */
-    public Allocator(AllocationSettings settings, Supplier<String> responseIds) {
+    /**
+     * @param deviceNodes which optional device nodes ({@code /dev/nvidia-uvm}, ...) the host has ({@link DeviceNodes#onHost()}
+     *                    in production)
+     * @param responseIds unique IDs for CDI annotation keys ({@code UUID.randomUUID().toString()} in production)
+     */
+    public Allocator(AllocationSettings settings, DeviceNodes deviceNodes, Supplier<String> responseIds) {
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.deviceNodes = Objects.requireNonNull(deviceNodes, "deviceNodes");
         this.responseIds = Objects.requireNonNull(responseIds, "responseIds");
     }
 
@@ -130,7 +136,7 @@ public final class Allocator {
     private List<ContainerAllocation.DeviceNode> deviceSpecs(List<PhysicalDevice> devices) {
         Set<String> paths = new LinkedHashSet<>();
         for (String control : CONTROL_NODES) {
-            if (settings.deviceNodeExists().test(control)) {
+            if (deviceNodes.exists(settings.devRoot(), control)) {
                 paths.add(control);
             }
         }

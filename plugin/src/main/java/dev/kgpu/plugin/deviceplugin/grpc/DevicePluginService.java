@@ -13,10 +13,10 @@ import dev.kgpu.kubelet.deviceplugin.v1beta1.PreStartContainerRequest;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.PreStartContainerResponse;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.PreferredAllocationRequest;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.PreferredAllocationResponse;
+import dev.kgpu.plugin.deviceplugin.DevicePluginMetrics;
 import dev.kgpu.plugin.deviceplugin.ResourceService;
 import dev.kgpu.plugin.deviceplugin.allocation.AllocationException;
 import dev.kgpu.plugin.deviceplugin.allocation.ContainerAllocation;
-import dev.kgpu.plugin.lifecycle.PluginMetrics;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
@@ -39,9 +39,9 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
             .build();
 
     private final ResourceService service;
-    private final PluginMetrics metrics;
+    private final DevicePluginMetrics metrics;
 
-    DevicePluginService(ResourceService service, PluginMetrics metrics) {
+    DevicePluginService(ResourceService service, DevicePluginMetrics metrics) {
         this.service = service;
         this.metrics = metrics;
     }

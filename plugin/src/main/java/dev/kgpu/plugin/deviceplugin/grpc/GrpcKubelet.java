@@ -3,9 +3,9 @@ package dev.kgpu.plugin.deviceplugin.grpc;
 import dev.kgpu.kubelet.UnixSocketTransport;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.RegisterRequest;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.RegistrationGrpc;
+import dev.kgpu.plugin.deviceplugin.DevicePluginMetrics;
+import dev.kgpu.plugin.deviceplugin.Kubelet;
 import dev.kgpu.plugin.deviceplugin.ResourceService;
-import dev.kgpu.plugin.lifecycle.Kubelet;
-import dev.kgpu.plugin.lifecycle.PluginMetrics;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 
@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  *
  * <p>A registration sends version {@code v1beta1}, the socket file name as endpoint and the plugin's
  * options; the kubelet dials the plugin back (up to 10 s) before it answers, so the call's deadline leaves
- * room for that. Only the supervisor thread calls it.
+ * room for that. Only the node's thread calls it.
  */
 public final class GrpcKubelet implements Kubelet {
 
@@ -35,7 +35,7 @@ public final class GrpcKubelet implements Kubelet {
 
     private final Path socketDirectory;
     private final Optional<Path> kubeletSocket;
-    private final PluginMetrics metrics;
+    private final DevicePluginMetrics metrics;
     private final UnixSocketTransport transport = new UnixSocketTransport(TRANSPORT_NAME, 1);
     private SocketDirectoryWatcher watcher;
 
@@ -44,7 +44,7 @@ public final class GrpcKubelet implements Kubelet {
      * @param kubeletSocket   the kubelet's registration socket; empty: serve, never register
      * @param metrics         counts the Allocate calls answered
      */
-    public GrpcKubelet(Path socketDirectory, Optional<Path> kubeletSocket, PluginMetrics metrics) {
+    public GrpcKubelet(Path socketDirectory, Optional<Path> kubeletSocket, DevicePluginMetrics metrics) {
         this.socketDirectory = socketDirectory;
         this.kubeletSocket = kubeletSocket;
         this.metrics = metrics;

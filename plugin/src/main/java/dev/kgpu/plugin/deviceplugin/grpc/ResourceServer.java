@@ -1,9 +1,9 @@
 package dev.kgpu.plugin.deviceplugin.grpc;
 
 import dev.kgpu.kubelet.UnixSocketTransport;
+import dev.kgpu.plugin.deviceplugin.DevicePluginMetrics;
+import dev.kgpu.plugin.deviceplugin.Kubelet;
 import dev.kgpu.plugin.deviceplugin.ResourceService;
-import dev.kgpu.plugin.lifecycle.Kubelet;
-import dev.kgpu.plugin.lifecycle.PluginMetrics;
 import io.grpc.Server;
 
 import java.io.IOException;
@@ -13,7 +13,7 @@ import java.util.List;
 
 /**
  * One resource's gRPC server on its Unix socket ({@code nvidia-<name>.sock}) in the device-plugins
- * directory. Started and stopped only by the supervisor thread.
+ * directory. Started and stopped only by the node's thread.
  */
 final class ResourceServer implements Kubelet.Endpoint {
 
@@ -28,7 +28,7 @@ final class ResourceServer implements Kubelet.Endpoint {
 
     /** Serves {@code service} on its socket in {@code socketDirectory}, replacing a stale socket file. */
     static ResourceServer start(UnixSocketTransport transport, Path socketDirectory, ResourceService service,
-                                PluginMetrics metrics) throws IOException {
+                                DevicePluginMetrics metrics) throws IOException {
         ResourceServer started = new ResourceServer(service, socketDirectory.resolve(service.resource().socketName()));
         started.server = transport.serve(started.socket, null, List.of(new DevicePluginService(service, metrics)));
         return started;

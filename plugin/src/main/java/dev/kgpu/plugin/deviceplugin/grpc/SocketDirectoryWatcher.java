@@ -1,6 +1,6 @@
 package dev.kgpu.plugin.deviceplugin.grpc;
 
-import dev.kgpu.plugin.lifecycle.Kubelet;
+import dev.kgpu.plugin.deviceplugin.Kubelet;
 
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
@@ -15,7 +15,7 @@ import java.util.function.Consumer;
 
 /**
  * Watches the device-plugins directory (inotify through the JDK's WatchService) on one daemon thread
- * named {@value #THREAD_NAME} and reports what the supervisor acts on: {@code kubelet.sock} created (the
+ * named {@value #THREAD_NAME} and reports what the device-plugin front-end acts on: {@code kubelet.sock} created (the
  * kubelet restarted) or deleted (it is restarting), and any other file deleted (a plugin socket may be
  * gone). An overflow is reported as a kubelet restart, so nothing is missed. Asked to, it first reports a
  * {@code kubelet.sock} that does not exist yet as stopped, in order with what follows.

@@ -67,6 +67,21 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
         HONOURED
     }
 
+    /**
+     * The values a planner is built from. Immutable.
+     *
+     * @param config         NVIDIA's effective config v1 ({@code flags.migStrategy}, {@code sharing}, {@code resources})
+     * @param sharingDevices what {@code sharing.*.resources[].devices} and {@code rename} do
+     *                       ({@code KGPU_HONOUR_SHARING_DEVICES})
+     */
+    public record Settings(Config config, SharingDevices sharingDevices) {
+
+        public Settings {
+            Objects.requireNonNull(config, "config");
+            Objects.requireNonNull(sharingDevices, "sharingDevices");
+        }
+    }
+
     private final Config config;
     private final SharingDevices sharingDevices;
     private final Consumer<String> warnings;
@@ -74,6 +89,11 @@ public final class ConfiguredResourcePlanner implements ResourcePlanner {
     /** NVIDIA's behaviour, warnings logged. */
     public ConfiguredResourcePlanner(Config config) {
         this(config, SharingDevices.IGNORED, message -> LOG.log(System.Logger.Level.WARNING, message));
+    }
+
+    /** A planner of {@code settings}, warnings logged. */
+    public ConfiguredResourcePlanner(Settings settings) {
+        this(settings.config(), settings.sharingDevices(), message -> LOG.log(System.Logger.Level.WARNING, message));
     }
 
     /**

@@ -18,7 +18,7 @@ import java.util.concurrent.Executors;
  * The kubelet's DRA plugin API over gRPC on Unix sockets ({@link UnixSocketTransport}): {@code v1.DRAPlugin} and
  * {@code v1beta1.DRAPlugin} on {@code <plugins>/gpu.nvidia.com/dra.sock}, calls run on virtual threads
  * ({@value #CALL_THREADS}); {@code pluginregistration.Registration} on {@code <plugins_registry>/gpu.nvidia.com-reg.sock}.
- * Only the supervisor thread calls it.
+ * Only the node's thread calls it.
  */
 public final class GrpcDraKubelet implements DraKubelet {
 

@@ -25,9 +25,11 @@ class AllocatorTest {
     static AllocationSettings settings(boolean envvar, boolean volumeMounts, boolean cdiAnnotations, boolean cdiCri,
                                        boolean index, boolean specs) {
         return new AllocationSettings(envvar, volumeMounts, cdiAnnotations, cdiCri, index, specs, "/run/nvidia/driver",
-                "cdi.k8s.io/", Optional.of("/run/nvidia/mps"), false, false, false,
-                Set.of("/dev/nvidiactl", "/dev/nvidia-uvm")::contains);
+                "cdi.k8s.io/", Optional.of("/run/nvidia/mps"), false, false, false);
     }
+
+    /** The host has these two of the optional device nodes. */
+    static final DeviceNodes DEVICE_NODES = (devRoot, path) -> Set.of("/dev/nvidiactl", "/dev/nvidia-uvm").contains(path);
 
     static PluginResource replicated(boolean mps, boolean failGreaterThanOne, Gpu... gpus) {
         List<AdvertisedDevice> devices = java.util.Arrays.stream(gpus)
@@ -37,7 +39,7 @@ class AllocatorTest {
 
     @Test
     void envvarListsUuidsInRequestOrder() {
-        ContainerAllocation a = new Allocator(settings(true, false, false, false, false, false), () -> "id")
+        ContainerAllocation a = new Allocator(settings(true, false, false, false, false, false), DEVICE_NODES, () -> "id")
                 .allocate(gpus, List.of(gpu1.uuid(), gpu0.uuid()));
 
         assertThat(a.envs()).containsExactlyEntriesOf(java.util.Map.of("NVIDIA_VISIBLE_DEVICES", gpu1.uuid() + "," + gpu0.uuid()));
@@ -48,7 +50,7 @@ class AllocatorTest {
 
     @Test
     void indexStrategyPassesIndices() {
-        ContainerAllocation a = new Allocator(settings(true, false, false, false, true, false), () -> "id")
+        ContainerAllocation a = new Allocator(settings(true, false, false, false, true, false), DEVICE_NODES, () -> "id")
                 .allocate(gpus, List.of(gpu0.uuid(), gpu1.uuid()));
 
         assertThat(a.envs()).containsEntry("NVIDIA_VISIBLE_DEVICES", "0,1");
@@ -60,7 +62,7 @@ class AllocatorTest {
         PluginResource resource = new PluginResource("nvidia.com/mig-1g.10gb",
                 mig.migDevices().stream().map(AdvertisedDevice::whole).toList(), Replication.NONE);
 
-        ContainerAllocation a = new Allocator(settings(true, false, false, false, true, true), () -> "id")
+        ContainerAllocation a = new Allocator(settings(true, false, false, false, true, true), DEVICE_NODES, () -> "id")
                 .allocate(resource, List.of(mig.migDevices().get(1).uuid()));
 
         assertThat(a.envs()).containsEntry("NVIDIA_VISIBLE_DEVICES", "3:1");
@@ -71,7 +73,7 @@ class AllocatorTest {
 
     @Test
     void volumeMountsPointTheVariableAtTheMountFolder() {
-        ContainerAllocation a = new Allocator(settings(false, true, false, false, false, false), () -> "id")
+        ContainerAllocation a = new Allocator(settings(false, true, false, false, false, false), DEVICE_NODES, () -> "id")
                 .allocate(gpus, List.of(gpu0.uuid()));
 
         assertThat(a.envs()).containsEntry("NVIDIA_VISIBLE_DEVICES", "/var/run/nvidia-container-devices");
@@ -81,7 +83,7 @@ class AllocatorTest {
 
     @Test
     void cdiAnnotationsOnlyGiveNoVariable() {
-        ContainerAllocation a = new Allocator(settings(false, false, true, false, false, true), () -> "resp-1")
+        ContainerAllocation a = new Allocator(settings(false, false, true, false, false, true), DEVICE_NODES, () -> "resp-1")
                 .allocate(gpus, List.of(gpu0.uuid()));
 
         assertThat(a.annotations()).containsExactlyEntriesOf(java.util.Map.of(
@@ -93,7 +95,7 @@ class AllocatorTest {
 
     @Test
     void cdiCriFillsCdiDevicesAndCombinesWithEnvvar() {
-        ContainerAllocation a = new Allocator(settings(true, false, false, true, true, false), () -> "id")
+        ContainerAllocation a = new Allocator(settings(true, false, false, true, true, false), DEVICE_NODES, () -> "id")
                 .allocate(gpus, List.of(gpu1.uuid()));
 
         assertThat(a.cdiDevices()).containsExactly("k8s.device-plugin.nvidia.com/gpu=1");
@@ -102,7 +104,7 @@ class AllocatorTest {
 
     @Test
     void deviceSpecsAreUnderTheDevRootAndSkipMissingOptionalNodes() {
-        ContainerAllocation a = new Allocator(settings(true, false, false, false, false, true), () -> "id")
+        ContainerAllocation a = new Allocator(settings(true, false, false, false, false, true), DEVICE_NODES, () -> "id")
                 .allocate(gpus, List.of(gpu1.uuid()));
 
         assertThat(a.devices()).containsExactly(
@@ -115,7 +117,7 @@ class AllocatorTest {
     void replicasAreGivenAsTheirDevicesOnce() {
         PluginResource shared = replicated(false, false, gpu0, gpu1);
 
-        ContainerAllocation a = new Allocator(settings(true, false, false, false, false, false), () -> "id")
+        ContainerAllocation a = new Allocator(settings(true, false, false, false, false, false), DEVICE_NODES, () -> "id")
                 .allocate(shared, List.of(gpu0.uuid() + "::1", gpu0.uuid() + "::3", gpu1.uuid() + "::0"));
 
         assertThat(a.envs()).containsEntry("NVIDIA_VISIBLE_DEVICES", gpu0.uuid() + "," + gpu1.uuid());
@@ -124,7 +126,7 @@ class AllocatorTest {
     @Test
     void moreThanOneReplicaIsRefusedWhenAsked() {
         PluginResource shared = replicated(false, true, gpu0);
-        Allocator allocator = new Allocator(settings(true, false, false, false, false, false), () -> "id");
+        Allocator allocator = new Allocator(settings(true, false, false, false, false, false), DEVICE_NODES, () -> "id");
 
         assertThatThrownBy(() -> allocator.allocate(shared, List.of(gpu0.uuid() + "::0", gpu0.uuid() + "::1")))
                 .isInstanceOf(AllocationException.TooManyReplicas.class)
@@ -136,7 +138,7 @@ class AllocatorTest {
     void mpsAddsPipeAndSharedMemory() {
         PluginResource shared = replicated(true, true, gpu0);
 
-        ContainerAllocation a = new Allocator(settings(true, false, false, false, false, false), () -> "id")
+        ContainerAllocation a = new Allocator(settings(true, false, false, false, false, false), DEVICE_NODES, () -> "id")
                 .allocate(shared, List.of(gpu0.uuid() + "::0"));
 
         assertThat(a.envs()).containsEntry("CUDA_MPS_PIPE_DIRECTORY", "/mps/nvidia.com/gpu/pipe");
@@ -147,7 +149,7 @@ class AllocatorTest {
 
     @Test
     void unknownIdsAreRefusedWithTheirName() {
-        Allocator allocator = new Allocator(AllocationSettings.defaults(), () -> "id");
+        Allocator allocator = new Allocator(AllocationSettings.defaults(), (devRoot, path) -> false, () -> "id");
 
         assertThatThrownBy(() -> allocator.allocate(gpus, List.of(gpu0.uuid(), "GPU-nope")))
                 .isInstanceOf(AllocationException.UnknownDevice.class)

@@ -1,13 +1,11 @@
-package dev.kgpu.plugin.lifecycle;
+package dev.kgpu.plugin.deviceplugin;
 
-import dev.kgpu.plugin.deviceplugin.ResourceService;
 import dev.kgpu.plugin.deviceplugin.allocation.Allocator;
+import dev.kgpu.plugin.deviceplugin.allocation.DeviceNodes;
 import dev.kgpu.plugin.deviceplugin.allocation.PreferredAllocator;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PluginResource;
 import dev.kgpu.plugin.health.HealthTracker;
-import dev.kgpu.plugin.lifecycle.PluginStatus.Problem;
-import dev.kgpu.plugin.settings.PluginSettings;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -22,18 +20,18 @@ import java.util.UUID;
  * The resources of one start of the servers: each one's service (listening to the health tracker while it
  * is served), its endpoint in the kubelet's folder and whether the kubelet accepted it. Serving and
  * registering are retried resource by resource, so one that failed never disturbs the others. Confined to
- * the supervisor thread.
+ * the node's thread.
  */
 final class ServedResources {
 
     private static final System.Logger LOG = System.getLogger(ServedResources.class.getName());
 
     private final Kubelet kubelet;
-    private final PluginMetrics metrics;
+    private final DevicePluginMetrics metrics;
     private final HealthTracker health;
     private final Map<String, Served> byName = new LinkedHashMap<>();
 
-    private ServedResources(Kubelet kubelet, PluginMetrics metrics, HealthTracker health, List<ResourceService> services) {
+    private ServedResources(Kubelet kubelet, DevicePluginMetrics metrics, HealthTracker health, List<ResourceService> services) {
         this.kubelet = kubelet;
         this.metrics = metrics;
         this.health = health;
@@ -41,14 +39,14 @@ final class ServedResources {
     }
 
     /** Nothing to serve. */
-    static ServedResources none(Kubelet kubelet, PluginMetrics metrics, HealthTracker health) {
+    static ServedResources none(Kubelet kubelet, DevicePluginMetrics metrics, HealthTracker health) {
         return new ServedResources(kubelet, metrics, health, List.of());
     }
 
     /** A service for each planned resource, allocating as {@code settings} say, listening to {@code health}. */
-    static ServedResources of(List<PluginResource> planned, NodeInventory inventory, PluginSettings settings,
-                              HealthTracker health, Kubelet kubelet, PluginMetrics metrics) {
-        Allocator allocator = new Allocator(settings.allocation(), () -> UUID.randomUUID().toString());
+    static ServedResources of(List<PluginResource> planned, NodeInventory inventory, DevicePluginSettings settings,
+                              DeviceNodes deviceNodes, HealthTracker health, Kubelet kubelet, DevicePluginMetrics metrics) {
+        Allocator allocator = new Allocator(settings.allocation(), deviceNodes, () -> UUID.randomUUID().toString());
         PreferredAllocator preferred = new PreferredAllocator(inventory, settings.sharedPolicy());
         List<ResourceService> services = planned.stream()
                 .map(r -> new ResourceService(r, health::isHealthy, allocator, preferred)).toList();
@@ -70,7 +68,7 @@ final class ServedResources {
                 LOG.log(System.Logger.Level.INFO, "serving {0} on {1}", served.service.resource(), served.endpoint.socketName());
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.ERROR, "could not serve {0}: {1}", name, e.getMessage());
-                served.problem = new Problem.NotServed(name, e.getMessage());
+                served.problem = "could not serve " + name + ": " + e.getMessage();
                 all = false;
             }
         }
@@ -96,12 +94,12 @@ final class ServedResources {
                     LOG.log(System.Logger.Level.INFO, "registered {0} with the kubelet", name);
                 }
                 case Kubelet.Registration.NoKubelet none -> {
-                    served.problem = new Problem.NotRegistered(name, none.reason());
+                    served.problem = "could not register " + name + ": " + none.reason();
                     LOG.log(System.Logger.Level.INFO, "waiting for the kubelet to register {0}: {1}", name, none.reason());
                     all = false;
                 }
                 case Kubelet.Registration.Refused refused -> {
-                    served.problem = new Problem.NotRegistered(name, refused.reason());
+                    served.problem = "could not register " + name + ": " + refused.reason();
                     metrics.registration(name, false);
                     LOG.log(System.Logger.Level.WARNING, "could not register {0}: {1}", name, refused.reason());
                     all = false;
@@ -163,8 +161,8 @@ final class ServedResources {
     }
 
     /** Each resource's problem: not served, or not registered. */
-    List<Problem> problems() {
-        List<Problem> problems = new ArrayList<>();
+    List<String> problems() {
+        List<String> problems = new ArrayList<>();
         byName.values().forEach(served -> {
             if (served.problem != null) {
                 problems.add(served.problem);
@@ -177,7 +175,7 @@ final class ServedResources {
         final ResourceService service;
         Kubelet.Endpoint endpoint;
         boolean registered;
-        Problem problem;
+        String problem;
 
         Served(ResourceService service) {
             this.service = service;

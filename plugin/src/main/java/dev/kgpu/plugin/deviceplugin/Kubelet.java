@@ -1,14 +1,12 @@
-package dev.kgpu.plugin.lifecycle;
-
-import dev.kgpu.plugin.deviceplugin.ResourceService;
+package dev.kgpu.plugin.deviceplugin;
 
 import java.io.IOException;
 import java.util.function.Consumer;
 
 /**
- * The kubelet, as the lifecycle uses it: each resource is served on a socket in the device-plugins folder
- * and registered, and the folder reports kubelet restarts and deleted sockets. The gRPC adapter
- * ({@code dev.kgpu.plugin.deviceplugin.grpc.GrpcKubelet}) implements it. Only the supervisor thread calls it.
+ * The kubelet, as the device-plugin front-end uses it: each resource is served on a socket in the device-plugins
+ * folder and registered, and the folder reports kubelet restarts and deleted sockets. The gRPC adapter
+ * ({@code dev.kgpu.plugin.deviceplugin.grpc.GrpcKubelet}) implements it. Only the node's thread calls it.
  */
 public interface Kubelet extends AutoCloseable {
 
@@ -31,37 +29,6 @@ public interface Kubelet extends AutoCloseable {
     /** Stops watching and releases the transport; endpoints must be stopped before. */
     @Override
     void close();
-
-    /**
-     * No device-plugin API at all (the DRA driver alone, {@code KGPU_KUBELET_APIS=dra}): nothing is served or
-     * registered, and the device-plugins folder, which such a pod need not mount, is not watched.
-     */
-    static Kubelet none() {
-        return new Kubelet() {
-            @Override
-            public Endpoint serve(ResourceService service) throws IOException {
-                throw new IOException("the device-plugin API is not served (KGPU_KUBELET_APIS)");
-            }
-
-            @Override
-            public boolean registers() {
-                return false;
-            }
-
-            @Override
-            public Registration register(Endpoint endpoint) {
-                return new Registration.Refused("the device-plugin API is not served (KGPU_KUBELET_APIS)");
-            }
-
-            @Override
-            public void watch(Consumer<Change> changes) {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-    }
 
     /** One resource served on its socket. */
     interface Endpoint {

@@ -1,23 +1,30 @@
-package dev.kgpu.plugin.lifecycle;
+package dev.kgpu.plugin.node;
 
 import dev.kgpu.agent.Backoff;
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.config.ValidationFailure;
+import dev.kgpu.config.v1.Config;
 import dev.kgpu.nvml.NvmlOptions;
+import dev.kgpu.plugin.deviceplugin.CdiSettings;
+import dev.kgpu.plugin.deviceplugin.DevicePluginFrontEnd;
+import dev.kgpu.plugin.deviceplugin.DevicePluginMetrics;
+import dev.kgpu.plugin.deviceplugin.DevicePluginSettings;
 import dev.kgpu.plugin.deviceplugin.allocation.AllocationSettings;
 import dev.kgpu.plugin.deviceplugin.allocation.SharedAllocationPolicy;
 import dev.kgpu.plugin.deviceplugin.grpc.GrpcKubelet;
+import dev.kgpu.plugin.deviceplugin.resources.ConfiguredResourcePlanner;
 import dev.kgpu.plugin.deviceplugin.resources.ResourcePlanException;
 import dev.kgpu.plugin.deviceplugin.resources.ResourcePlanner;
 import dev.kgpu.plugin.devices.AdvertisedDevice;
 import dev.kgpu.plugin.devices.Gpu;
 import dev.kgpu.plugin.devices.NodeInventory;
+import dev.kgpu.plugin.devices.PhysicalDevice;
 import dev.kgpu.plugin.devices.PluginResource;
 import dev.kgpu.plugin.devices.Replication;
 import dev.kgpu.plugin.health.HealthChecks;
 import dev.kgpu.plugin.health.HealthPolicy;
 import dev.kgpu.plugin.health.HealthTracker;
-import dev.kgpu.plugin.lifecycle.PluginStatus.Problem;
+import dev.kgpu.plugin.node.NodeStatus.Problem;
 import dev.kgpu.plugin.settings.PluginSettings;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.Devices;
@@ -34,7 +41,11 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -45,10 +56,10 @@ import java.util.stream.IntStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The supervisor's lifecycle against the kubelet simulator with an in-memory device source: everything
- * here runs without NVML. The same scenarios run on the mock NVML in the ITs of {@code dev.kgpu.plugin.it}.
+ * The node runtime with the device-plugin front-end against the kubelet simulator and an in-memory device source:
+ * everything here runs without NVML. The same scenarios run on the mock NVML in the ITs of {@code dev.kgpu.plugin.it}.
  */
-class PluginSupervisorTest {
+class NodeRuntimeTest {
 
     static final Duration WAIT = Duration.ofSeconds(15);
     static final String GPU = "nvidia.com/gpu";
@@ -61,8 +72,12 @@ class PluginSupervisorTest {
     final List<String> fatal = new CopyOnWriteArrayList<>();
     final List<String> served = new CopyOnWriteArrayList<>();
     final AtomicReference<Supplier<PluginSettings>> nextReload = new AtomicReference<>();
+    /** The planner each load of the settings stands for: settings hold values, the front-end builds planners. */
+    final Map<ConfiguredResourcePlanner.Settings, ResourcePlanner> planners = Collections.synchronizedMap(new IdentityHashMap<>());
     KubeletSimulator kubelet;
-    PluginSupervisor supervisor;
+    NodeRuntime<PluginSettings> node;
+    NodeSupervisor<PluginSettings> supervisor;
+    DevicePluginFrontEnd devicePlugin;
 
     /** All GPUs as nvidia.com/gpu, or {@code replicas} time-slicing replicas of each. */
     static ResourcePlanner planner(int replicas) {
@@ -81,37 +96,79 @@ class PluginSupervisorTest {
     }
 
     PluginSettings settings(ResourcePlanner planner, boolean failOnInitError) {
-        return new PluginSettings(Optional.of(dir.resolve("kubelet.sock")), dir, failOnInitError, planner,
-                AllocationSettings.defaults(), SharedAllocationPolicy.DISTRIBUTED,
+        ConfiguredResourcePlanner.Settings resources = new ConfiguredResourcePlanner.Settings(Config.defaults(),
+                ConfiguredResourcePlanner.SharingDevices.IGNORED);
+        planners.put(resources, planner);
+        NodeSettings nodeSettings = new NodeSettings(failOnInitError,
                 new HealthPolicy(HealthChecks.DEFAULT, HealthPolicy.DEFAULT_QUIET_PERIOD, Set.of()), Duration.ofHours(1),
-                NvmlOptions.defaults(), dev.kgpu.plugin.deviceplugin.CdiSettings.off(), java.nio.file.Path.of("/"), true, Optional.empty(),
-                "{}", List.of());
+                NvmlOptions.defaults(), Path.of("/"));
+        DevicePluginSettings devicePlugin = new DevicePluginSettings(Optional.of(dir.resolve("kubelet.sock")), dir,
+                resources, AllocationSettings.defaults(), SharedAllocationPolicy.DISTRIBUTED, CdiSettings.off());
+        return new PluginSettings(nodeSettings, Optional.of(devicePlugin), Optional.empty(), "{}", List.of());
     }
 
-    /** Tells which resources each start served, and each stop. */
-    final class Recorder implements LifecycleListener {
-        @Override
-        public void serving(PluginSettings settings, NodeInventory inventory, List<PluginResource> resources) {
-            served.add(resources.stream().map(r -> r.name() + "=" + r.devices().size()).toList().toString());
+    /** The device plugin, telling which resources each start served, and each stop. */
+    final class Recorder implements FrontEnd<DevicePluginSettings> {
+        final DevicePluginFrontEnd devicePlugin;
+
+        Recorder(DevicePluginFrontEnd devicePlugin) {
+            this.devicePlugin = devicePlugin;
         }
 
         @Override
-        public void stopped() {
+        public String name() {
+            return devicePlugin.name();
+        }
+
+        @Override
+        public void start(NodeContext context) {
+            devicePlugin.start(context);
+        }
+
+        @Override
+        public Plan plan(NodeInventory inventory, DevicePluginSettings settings) {
+            DevicePluginFrontEnd.ResourcePlan plan = devicePlugin.plan(inventory, settings);
+            return new Plan() {
+                @Override
+                public Collection<? extends PhysicalDevice> devices() {
+                    return plan.devices();
+                }
+
+                @Override
+                public void serve() {
+                    plan.serve();
+                    served.add(plan.resources().stream().map(r -> r.name() + "=" + r.devices().size()).toList().toString());
+                }
+            };
+        }
+
+        @Override
+        public void stopServing(Problem why) {
+            devicePlugin.stopServing(why);
             served.add("stopped");
         }
+
+        @Override
+        public FrontEndStatus status() {
+            return devicePlugin.status();
+        }
     }
 
-    PluginSupervisor start(PluginSettings settings) {
-        supervisor = new PluginSupervisor(settings, () -> nextReload.get().get(), devices,
-                new GrpcKubelet(settings.socketDirectory(), settings.kubeletSocket(), PluginMetrics.NONE), clock,
-                PluginMetrics.NONE, new Backoff.Policy(Duration.ofMillis(50), Duration.ofSeconds(1)),
-                List.of(new Recorder()), fatal::add);
+    NodeSupervisor<PluginSettings> start(PluginSettings settings) {
+        DevicePluginSettings devicePlugin = settings.devicePlugin().orElseThrow();
+        this.devicePlugin = new DevicePluginFrontEnd(new GrpcKubelet(devicePlugin.socketDirectory(),
+                devicePlugin.kubeletSocket(), DevicePluginMetrics.NONE), DevicePluginMetrics.NONE, planners::get,
+                (devRoot, path) -> false);
+        node = new NodeRuntime<>(devices, List.of(FrontEnd.bind(new Recorder(this.devicePlugin),
+                (PluginSettings s) -> s.devicePlugin().orElseThrow())), clock, NodeMetrics.NONE,
+                new Backoff.Policy(Duration.ofMillis(50), Duration.ofSeconds(1)));
+        supervisor = new NodeSupervisor<>(node, settings, () -> nextReload.get().get(), (status, reason) -> fatal.add(reason));
         supervisor.start();
         return supervisor;
     }
 
     boolean hasProblem(Class<? extends Problem> kind, String text) {
-        return supervisor.status().problems().stream().anyMatch(p -> kind.isInstance(p) && p.message().contains(text));
+        return node.status().problems().stream().anyMatch(p -> kind.isInstance(p) && p.message().contains(text));
     }
 
     @AfterEach
@@ -137,22 +194,22 @@ class PluginSupervisorTest {
         assertThat(state.endpoint()).isEqualTo("nvidia-gpu.sock");
         assertThat(state.preferredAllocationAvailable()).isTrue();
         assertThat(state.devices()).extracting(d -> d.numaNodes()).containsExactly(List.of(0L), List.of(0L));
-        Await.until(() -> supervisor.status().ready(), "readiness");
-        assertThat(supervisor.status().live()).isTrue();
+        Await.until(() -> node.status().ready(), "readiness");
+        assertThat(node.status().live()).isTrue();
         assertThat(kubelet.admit(PodSpec.of("p", GPU, 1))).isInstanceOf(PodAdmission.Admitted.class);
     }
 
     @Test
     void startsWithoutAKubeletAndRegistersWhenItAppears() throws Exception {
         start(settings(planner(1), true));
-        Await.until(() -> supervisor.status().serving().contains(GPU), "serving without a kubelet");
-        assertThat(supervisor.status().ready()).isFalse();
-        assertThat(supervisor.status().live()).isTrue();
+        Await.until(() -> devicePlugin.status().serving().contains(GPU), "serving without a kubelet");
+        assertThat(node.status().ready()).isFalse();
+        assertThat(node.status().live()).isTrue();
 
         kubelet = KubeletSimulator.start(dir);
 
         awaitGpus(r -> r.allocatable() == 2);
-        Await.until(() -> supervisor.status().ready(), "readiness after the kubelet came");
+        Await.until(() -> node.status().ready(), "readiness after the kubelet came");
         // the starting kubelet deleted the plugin's socket before it created kubelet.sock: one restart, not two
         assertThat(kubelet.registrations()).singleElement().satisfies(e -> assertThat(e.accepted()).isTrue());
     }
@@ -170,10 +227,10 @@ class PluginSupervisorTest {
         assertThat(down.unhealthyIds()).containsExactly(gpus.get(0).uuid());
         assertThat(down.capacity()).isEqualTo(2);
 
-        assertThat(supervisor.checkHealthNow().recovered()).as("still inside the quiet period").isEmpty();
+        assertThat(node.checkHealthNow().recovered()).as("still inside the quiet period").isEmpty();
 
         clock.advance(HealthPolicy.DEFAULT_QUIET_PERIOD);
-        assertThat(supervisor.checkHealthNow().recovered()).extracting(t -> t.uuid()).containsExactly(gpus.get(0).uuid());
+        assertThat(node.checkHealthNow().recovered()).extracting(t -> t.uuid()).containsExactly(gpus.get(0).uuid());
 
         awaitGpus(r -> r.allocatable() == 2);
     }
@@ -189,12 +246,12 @@ class PluginSupervisorTest {
         devices.loseNvml("nvmlEventSetWait_v2: Driver Not Loaded");
 
         awaitGpus(r -> r.allocatable() == 0 && r.capacity() == 2);
-        HealthTracker.CheckResult stillLost = supervisor.checkHealthNow();
+        HealthTracker.CheckResult stillLost = node.checkHealthNow();
         assertThat(stillLost.nvmlRestored()).isFalse();
         assertThat(stillLost.recovered()).isEmpty();
 
         devices.answerProbes();
-        assertThat(supervisor.checkHealthNow().nvmlRestored()).isTrue();
+        assertThat(node.checkHealthNow().nvmlRestored()).isTrue();
 
         awaitGpus(r -> r.allocatable() == 2);
         Await.until(devices::watching, "the health watch restarted");
@@ -234,8 +291,8 @@ class PluginSupervisorTest {
 
         Await.until(() -> devices.opens.get() >= 2, "a retry");
         assertThat(kubelet.resources()).isEmpty();
-        assertThat(supervisor.status().ready()).isFalse();
-        assertThat(supervisor.status().problems())
+        assertThat(node.status().ready()).isFalse();
+        assertThat(node.status().problems())
                 .containsExactly(new Problem.DevicesUnreadable("NVML could not start: Driver Not Loaded"));
         assertThat(fatal).isEmpty();
 
@@ -243,7 +300,7 @@ class PluginSupervisorTest {
         devices.failOpen(null);
 
         awaitGpus(r -> r.allocatable() == 2);
-        Await.until(() -> supervisor.status().ready(), "readiness");
+        Await.until(() -> node.status().ready(), "readiness");
     }
 
     @Test
@@ -287,7 +344,7 @@ class PluginSupervisorTest {
         Await.until(() -> hasProblem(Problem.ReloadRejected.class, "replicas was '1'"), "rejection");
         assertThat(kubelet.resource(GPU).orElseThrow().registrations()).isEqualTo(registrations);
         assertThat(kubelet.resource(GPU).orElseThrow().allocatable()).isEqualTo(8);
-        assertThat(supervisor.status().ready()).isTrue();
+        assertThat(node.status().ready()).isTrue();
         assertThat(served).as("nothing served anew").hasSize(2);
     }
 
@@ -304,7 +361,7 @@ class PluginSupervisorTest {
 
         Await.until(() -> hasProblem(Problem.ReloadRejected.class, "migStrategy"), "rejection");
         assertThat(fatal).isEmpty();
-        assertThat(supervisor.status().ready()).isTrue();
+        assertThat(node.status().ready()).isTrue();
         assertThat(kubelet.resource(GPU).orElseThrow().registrations()).isEqualTo(1);
     }
 
@@ -318,7 +375,7 @@ class PluginSupervisorTest {
 
         assertThat(dir.resolve("nvidia-gpu.sock")).doesNotExist();
         assertThat(devices.openSources).hasValue(0);
-        assertThat(supervisor.status().running()).isFalse();
+        assertThat(node.status().running()).isFalse();
         assertThat(served).containsExactly("[nvidia.com/gpu=2]", "stopped");
         awaitGpus(r -> !r.connected() && r.allocatable() == 0);
     }

@@ -1,0 +1,36 @@
+package dev.kgpu.plugin.node;
+
+import dev.kgpu.plugin.health.HealthTracker;
+
+import java.time.Duration;
+
+/**
+ * What the node runtime offers its front-ends ({@link FrontEnd#start}): the health of the devices it watches, and its
+ * one thread, on which a front-end's own events and retries run in order with the node's (kubelet folder changes for
+ * the device plugin, registration verdicts for the DRA driver). Thread-safe.
+ */
+public interface NodeContext {
+
+    /** The health of every device the node watches, each front-end's among them. */
+    HealthTracker health();
+
+    /** Runs {@code task} on the node's thread, after the events already waiting; dropped once the node stopped. */
+    void run(Runnable task);
+
+    /** Runs {@code task} on the node's thread after {@code delay}, unless cancelled first. */
+    Timer after(Duration delay, Runnable task);
+
+    /**
+     * A retry of {@code action} with the node's backoff, for a front-end's own retries (serving, registering). Use it
+     * on the node's thread only.
+     */
+    Retry retry(Runnable action);
+
+    /** A task waiting to run. */
+    @FunctionalInterface
+    interface Timer {
+
+        /** It will not run, if it has not run yet. */
+        void cancel();
+    }
+}

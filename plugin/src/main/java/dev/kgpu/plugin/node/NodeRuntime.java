@@ -1,0 +1,304 @@
+package dev.kgpu.plugin.node;
+
+import dev.kgpu.agent.Backoff;
+import dev.kgpu.plugin.devices.DeviceSource;
+import dev.kgpu.plugin.devices.DeviceSourceException;
+import dev.kgpu.plugin.devices.NodeInventory;
+import dev.kgpu.plugin.devices.PhysicalDevice;
+import dev.kgpu.plugin.health.HealthTracker;
+import dev.kgpu.plugin.health.HealthTransition;
+import dev.kgpu.plugin.health.HealthWatch;
+import dev.kgpu.plugin.node.NodeStatus.Problem;
+
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The plugin on a node: it opens the device source (NVML), reads the inventory, watches the devices' health and
+ * runs the kubelet front-ends over them ({@link FrontEnd}: the device plugin, the DRA driver, or both). Everything
+ * it does happens on one thread, in order, with the front-ends' own events ({@link NodeContext}).
+ *
+ * <p>Starting (again): read the inventory, let each front-end plan what it serves of it, watch the health of every
+ * device planned, then serve each plan. If the devices cannot be read nothing is served (a node must not advertise
+ * GPUs it cannot give out): with {@code failOnInitError} it asks to exit, otherwise it retries with backoff. A plan
+ * that cannot be met asks to exit at start; on SIGHUP it keeps the running settings. Health changes need no event
+ * here: the front-ends listen to the {@link HealthTracker} themselves.
+ *
+ * <p>Thread-safety: {@link #start}, {@link #on}, {@link #reload}, {@link #reloadRejected} and {@link #stop} are called
+ * on the node's thread, by its supervisor; {@link #status()} and {@link #checkHealthNow()} from any thread.
+ *
+ * @param <C> the plugin's settings, as the loader composes them
+ */
+public final class NodeRuntime<C extends NodeConfiguration> {
+
+    /** Retries of reading the devices and of the front-ends' serving and registering: 0.5 s doubling up to 30 s. */
+    public static final Backoff.Policy RETRIES = new Backoff.Policy(Duration.ofMillis(500), Duration.ofSeconds(30));
+    private static final System.Logger LOG = System.getLogger(NodeRuntime.class.getName());
+
+    private final DeviceSource.Factory devices;
+    private final List<FrontEnd.Binding<C, ?>> frontEnds;
+    private final InstantSource clock;
+    private final NodeMetrics metrics;
+    private final Backoff.Policy retries;
+
+    private volatile boolean running;
+    private volatile boolean devicesReadable;
+    private volatile List<Problem> problems = List.of(new Problem.Starting());
+    private volatile HealthWatch healthWatch;
+
+    // confined to the node's thread
+    private C settings;
+    private Control control;
+    private HealthTracker health;
+    private DeviceSource source;
+    private Retry devicesRetry;
+    /** Why nothing is served, or null while the plans are served. */
+    private Problem notServing = new Problem.Starting();
+    private Optional<Problem.ReloadRejected> reloadRejected = Optional.empty();
+    /** Why the devices could not be read at the last try, so that each cause is logged once. */
+    private String lastUnreadable;
+
+    /**
+     * @param devices   opens the device source (NVML)
+     * @param frontEnds the front-ends to run, each with where its settings are
+     * @param clock     the health quiet period's clock
+     * @param retries   the waits between retries
+     */
+    public NodeRuntime(DeviceSource.Factory devices, List<FrontEnd.Binding<C, ?>> frontEnds, InstantSource clock,
+                       NodeMetrics metrics, Backoff.Policy retries) {
+        this.devices = Objects.requireNonNull(devices, "devices");
+        this.frontEnds = List.copyOf(frontEnds);
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.retries = Objects.requireNonNull(retries, "retries");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // the node's thread
+
+    /** First thing on the node's thread: starts the front-ends and serves. */
+    public void start(C loaded, Control nodeControl) {
+        this.settings = Objects.requireNonNull(loaded, "loaded");
+        this.control = Objects.requireNonNull(nodeControl, "nodeControl");
+        NodeSettings node = loaded.node();
+        health = new HealthTracker(node.health(), clock);
+        health.addListener(this::healthChanged);
+        healthWatch = new HealthWatch(health, node.health().watchesEvents(), node.healthCheckInterval());
+        Context context = new Context();
+        devicesRetry = context.retry(this::retryDevices);
+        running = true;
+        frontEnds.forEach(f -> f.frontEnd().start(context));
+        restart(loaded, false, "start");
+        publishStatus();
+    }
+
+    /** A task posted to the node's thread: a front-end's event or retry, or the node's own. */
+    public void on(Runnable task) {
+        task.run();
+        publishStatus();
+    }
+
+    /**
+     * SIGHUP brought settings that loaded fine: serve with them. Returns why they were refused (the running ones stay),
+     * or empty when they are served.
+     */
+    public Optional<String> reload(C candidate) {
+        candidate.warnings().forEach(w -> LOG.log(System.Logger.Level.WARNING, w.toString()));
+        LOG.log(System.Logger.Level.INFO, "SIGHUP: Running with config:\n{0}", candidate.description());
+        Optional<String> refused = restart(candidate, true, "SIGHUP");
+        if (refused.isEmpty()) {
+            reloadRejected = Optional.empty();
+        } else {
+            reloadRejected(refused.get());
+        }
+        publishStatus();
+        return refused;
+    }
+
+    /** SIGHUP's settings could not be loaded, or were refused: the running ones stay; the status says why. */
+    public void reloadRejected(String reason) {
+        reloadRejected = Optional.of(new Problem.ReloadRejected(reason));
+        publishStatus();
+    }
+
+    /** SIGTERM or shutdown: every front-end stops serving (sockets removed), the device source is closed. */
+    public void stop() {
+        LOG.log(System.Logger.Level.INFO, "stopping: removing the plugin''s sockets");
+        if (healthWatch != null) {
+            healthWatch.close();
+        }
+        stopServing(new Problem.Stopped());
+        running = false;
+        publishStatus();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // any thread
+
+    /** What the node and its front-ends have achieved so far. */
+    public NodeStatus status() {
+        return new NodeStatus(running, devicesReadable, problems, frontEnds.stream().map(f -> f.frontEnd().status()).toList());
+    }
+
+    /** Runs one health check now, on the calling thread (the health watch runs one every interval). */
+    public HealthTracker.CheckResult checkHealthNow() {
+        HealthWatch watch = healthWatch;
+        return watch == null ? HealthTracker.CheckResult.NOTHING : watch.checkNow();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // the node's thread
+
+    private void retryDevices() {
+        if (notServing instanceof Problem.DevicesUnreadable) {
+            restart(settings, false, "retry");
+        }
+    }
+
+    /**
+     * Reads the devices and plans every front-end with {@code candidate}, then serves the plans. Returns why a
+     * reload's plan failed (the running plans and settings stay), or empty.
+     */
+    private Optional<String> restart(C candidate, boolean reloading, String why) {
+        LOG.log(System.Logger.Level.INFO, "starting the plugin''s servers ({0})", why);
+        boolean opened = false;
+        NodeInventory inventory;
+        try {
+            if (source == null) {
+                source = devices.open();
+                opened = true;
+            }
+            inventory = source.inventory();
+        } catch (DeviceSourceException e) {
+            settings = candidate;
+            devicesUnreadable(e.getMessage());
+            return Optional.empty();
+        }
+        List<FrontEnd.Plan> plans = new ArrayList<>();
+        try {
+            for (FrontEnd.Binding<C, ?> frontEnd : frontEnds) {
+                plans.add(frontEnd.plan(inventory, candidate));
+            }
+        } catch (UnservableException e) {
+            if (reloading) {
+                if (opened) {
+                    closeSource();
+                }
+                return Optional.of(e.getMessage());
+            }
+            stopServing(new Problem.Unservable(e.getMessage()));
+            control.exit(1, e.getMessage());
+            return Optional.empty();
+        }
+        settings = candidate;
+        if (lastUnreadable != null) {
+            LOG.log(System.Logger.Level.INFO, "the devices can be read again");
+            lastUnreadable = null;
+        }
+        notServing = null;
+        devicesRetry.reset();
+        serve(plans);
+        return Optional.empty();
+    }
+
+    private void serve(List<FrontEnd.Plan> plans) {
+        LinkedHashSet<PhysicalDevice> watched = new LinkedHashSet<>();
+        plans.forEach(p -> watched.addAll(p.devices()));
+        List<PhysicalDevice> physical = new ArrayList<>(watched);
+        health.track(physical);
+        healthWatch.watch(source, physical);
+        plans.forEach(FrontEnd.Plan::serve);
+    }
+
+    private void devicesUnreadable(String message) {
+        stopServing(new Problem.DevicesUnreadable(message));
+        if (settings.node().failOnInitError()) {
+            LOG.log(System.Logger.Level.ERROR, "{0} (failOnInitError is true)", message);
+            control.exit(1, message);
+            return;
+        }
+        // once per cause: a node without a driver for an hour is one line, not one per retry
+        LOG.log(message.equals(lastUnreadable) ? System.Logger.Level.DEBUG : System.Logger.Level.ERROR,
+                "{0}; registering no devices and retrying (failOnInitError is false)", message);
+        lastUnreadable = message;
+        devicesRetry.schedule();
+    }
+
+    /**
+     * Serves nothing any more, because of {@code why}; the front-ends hear it if something was served, and always
+     * when the node stops for good.
+     */
+    private void stopServing(Problem why) {
+        boolean wasServing = notServing == null;
+        notServing = why;
+        if (wasServing || why instanceof Problem.Stopped) {
+            frontEnds.forEach(f -> f.frontEnd().stopServing(why));
+        }
+        closeSource();
+    }
+
+    private void closeSource() {
+        if (healthWatch != null) {
+            healthWatch.stop();
+        }
+        if (source != null) {
+            try {
+                source.close();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "closing the device source: {0}", e.getMessage());
+            }
+            source = null;
+        }
+    }
+
+    /** On the thread that changed health: log and count, before the front-ends publish their new lists. */
+    private void healthChanged(List<HealthTransition> transitions) {
+        for (HealthTransition transition : transitions) {
+            if (transition.healthy()) {
+                LOG.log(System.Logger.Level.INFO, "{0} is Healthy again: {1}", transition.uuid(), transition.reason());
+            } else {
+                LOG.log(System.Logger.Level.WARNING, "{0} marked Unhealthy: {1}", transition.uuid(), transition.reason());
+            }
+            metrics.healthTransition(transition);
+        }
+    }
+
+    private void publishStatus() {
+        List<Problem> now = new ArrayList<>();
+        if (notServing != null) {
+            now.add(notServing);
+        }
+        reloadRejected.ifPresent(now::add);
+        problems = List.copyOf(now);
+        devicesReadable = notServing == null;
+    }
+
+    /** What the front-ends get: the node's health and its thread. */
+    private final class Context implements NodeContext {
+
+        @Override
+        public HealthTracker health() {
+            return health;
+        }
+
+        @Override
+        public void run(Runnable task) {
+            control.post(task);
+        }
+
+        @Override
+        public Timer after(Duration delay, Runnable task) {
+            return control.after(delay, task);
+        }
+
+        @Override
+        public Retry retry(Runnable action) {
+            return new Retry(this, retries, action);
+        }
+    }
+}
