@@ -12,16 +12,14 @@ import java.util.function.Supplier;
  * nothing else (no start-up or shutdown lines of Quarkus), and that a setting which decides how Quarkus
  * starts (its HTTP port, whether a one-shot run opens one at all) is known in time.
  *
- * <pre>{@code
- * public static void main(String... args) {
- *     switch (load(args, ConfigLoader::processEnvironment)) {
- *         case Startup.Exit<PluginSettings> exit -> System.exit(exit.print(System.out, System.err));
- *         case Startup.Run<PluginSettings>(PluginSettings read) -> { settings = read; Quarkus.run(PluginMain.class, args); }
- *     }
- * }
+ * <p>An agent's entry point gets it through {@link Launch}, which prints the {@link Exit} or hands the settings of
+ * the {@link Run} into Quarkus:
  *
- * static Startup<PluginSettings> load(String[] args, Function<String, String> environment) {
- *     return Startup.load("kgpu-plugin", () -> PluginSettings.load(args, environment));
+ * <pre>{@code
+ * static final Launch<PluginSettings> LAUNCH = new Launch<>("kgpu-plugin", PluginSettings.class, PluginSettings::load);
+ *
+ * public static Startup<PluginSettings> load(String[] args, Function<String, String> environment) {
+ *     return LAUNCH.load(args, environment);   // Startup.load("kgpu-plugin", () -> PluginSettings.load(args, environment))
  * }
  * }</pre>
  *

@@ -52,4 +52,21 @@ class LogPatternsTest {
                 "Bad.java:3: 'the file '%s' is gone' has a printf placeholder, which System.Logger prints as is",
                 "Bad.java:4: 'the file '{0}' is gone' never prints {0}: a single quote hides it (write two: '')");
     }
+
+    @Test
+    void checksTheMessageOfALogOncePerCauseLikeALogCall(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("Retries.java"), """
+                class Retries {
+                    void f(OncePerCause nvml, String problem) {
+                        nvml.occurred(Level.ERROR, problem, "NVML is not available ({0})", problem);
+                        nvml.occurred(Level.ERROR, problem, "NVML is not available (%s)", problem);
+                        nvml.occurred(Level.ERROR, "driver", "NVML isn't available ({0})", problem);
+                    }
+                }
+                """);
+
+        assertThat(LogPatterns.problems(dir)).containsExactly(
+                "Retries.java:4: 'NVML is not available (%s)' has a printf placeholder, which System.Logger prints as is",
+                "Retries.java:5: 'NVML isn't available ({0})' never prints {0}: a single quote hides it (write two: '')");
+    }
 }

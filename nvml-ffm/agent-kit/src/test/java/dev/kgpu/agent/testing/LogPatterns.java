@@ -24,7 +24,8 @@ import java.util.stream.Stream;
  */
 public final class LogPatterns {
 
-    private static final Pattern CALL = Pattern.compile("\\bLOG\\.log\\(");
+    /** {@code LOG.log(level, pattern, params...)}, and {@code OncePerCause.occurred(level, cause, pattern, params...)}. */
+    private static final Pattern CALL = Pattern.compile("\\bLOG\\.log\\(|\\.occurred\\(");
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{(\\d+)\\s*(?:,\\s*(\\w+))?");
     private static final Pattern PRINTF = Pattern.compile("%[sdfx]");
     private static final Pattern LITERALS = Pattern.compile("\\s*\"(?:[^\"\\\\]|\\\\.)*\"(\\s*\\+\\s*\"(?:[^\"\\\\]|\\\\.)*\")*\\s*");
@@ -41,6 +42,9 @@ public final class LogPatterns {
                 Matcher call = CALL.matcher(source);
                 while (call.find()) {
                     List<String> args = arguments(source, call.end());
+                    if (call.group().startsWith(".occurred")) {
+                        args = args.isEmpty() ? args : args.subList(1, args.size()); // (cause, pattern, ...) lines up with LOG.log
+                    }
                     String where = file.getFileName() + ":" + line(source, call.start());
                     check(args).ifPresent(why -> problems.add(where + ": " + why));
                 }
