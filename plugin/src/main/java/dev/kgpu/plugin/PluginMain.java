@@ -1,7 +1,7 @@
 package dev.kgpu.plugin;
 
+import dev.kgpu.agent.Launch;
 import dev.kgpu.agent.Startup;
-import dev.kgpu.agent.settings.ConfigLoader;
 import dev.kgpu.plugin.app.PluginEnvironment;
 import dev.kgpu.plugin.app.PluginWiring;
 import dev.kgpu.plugin.settings.PluginSettings;
@@ -25,6 +25,7 @@ import java.util.function.Function;
  *       {@code failOnInitError}, a configuration the node cannot be served with);</li>
  *   <li>stop: the servers stop and their sockets are removed; exit 0, or 1 after giving up.</li>
  * </ol>
+ * The settings reach Quarkus through the agent kit's {@link Launch} (bound while Quarkus runs on main's thread).
  * Only this class decides the exit status.
  */
 @QuarkusMain
@@ -33,55 +34,26 @@ public class PluginMain implements QuarkusApplication {
     /** The binary, first on the line a bad setting prints. */
     public static final String NAME = "kgpu-plugin";
 
-    /** Read by {@link #main} before Quarkus starts; Quarkus then creates this class as a bean, which finds them here. */
-    private static volatile Loaded loaded;
-
-    private record Loaded(PluginSettings settings, Function<String, String> environment) {
-    }
+    static final Launch<PluginSettings> LAUNCH = new Launch<>(NAME, PluginSettings.class, PluginSettings::load);
 
     @Inject
     PluginWiring plugin;
 
     public static void main(String... args) {
-        Function<String, String> environment = ConfigLoader::processEnvironment;
-        switch (load(args, environment)) {
-            case Startup.Exit<PluginSettings> exit -> end(exit.print(System.out, System.err));
-            case Startup.Run<PluginSettings>(PluginSettings settings) -> {
-                loaded = new Loaded(settings, environment);
-                Quarkus.run(PluginMain.class, args);
-            }
-        }
-    }
-
-    /**
-     * Ends the process with {@code status} without starting Quarkus: through Quarkus' exit handler, which is
-     * {@code System.exit} in production and records the status under {@code @QuarkusMainTest}.
-     */
-    private static void end(int status) {
-        ApplicationLifecycleManager.getDefaultExitCodeHandler().accept(status, null);
+        // without Quarkus: through its exit handler, which is System.exit in production and records the status under
+        // @QuarkusMainTest
+        LAUNCH.main(args, status -> ApplicationLifecycleManager.getDefaultExitCodeHandler().accept(status, null),
+                settings -> Quarkus.run(PluginMain.class, args));
     }
 
     /** Reads every setting once: the settings, or the one line and exit status to end with. */
     public static Startup<PluginSettings> load(String[] args, Function<String, String> environment) {
-        return Startup.load(NAME, () -> PluginSettings.load(args, environment));
+        return LAUNCH.load(args, environment);
     }
 
+    /** Dev mode and {@code @QuarkusMainTest} call this without main: the settings are read here, with Quarkus' too. */
     @Override
     public int run(String... args) {
-        Loaded start = loaded;
-        if (start == null) {
-            // dev mode and @QuarkusMainTest call run without main: read them here, with Quarkus' configuration too
-            Function<String, String> environment = PluginEnvironment.get();
-            switch (load(args, environment)) {
-                case Startup.Exit<PluginSettings> exit -> {
-                    return exit.print(System.out, System.err);
-                }
-                case Startup.Run<PluginSettings>(PluginSettings settings) -> start = new Loaded(settings, environment);
-            }
-        }
-        Function<String, String> environment = start.environment();
-        plugin.start(start.settings(), () -> PluginSettings.load(args, environment));
-        Quarkus.waitForExit();
-        return plugin.stop();
+        return LAUNCH.run(args, PluginEnvironment.get(), plugin::run);
     }
 }

@@ -1,15 +1,14 @@
 package dev.kgpu.plugin.app;
 
-import dev.kgpu.agent.HangupSignal;
+import dev.kgpu.agent.Launch;
+import dev.kgpu.agent.Supervisor;
 import dev.kgpu.cdi.MigMinors;
 import dev.kgpu.plugin.node.NodeRuntime;
 import dev.kgpu.plugin.node.NodeStatus;
-import dev.kgpu.plugin.node.NodeSupervisor;
 import dev.kgpu.plugin.nvml.MigCapabilities;
 import dev.kgpu.plugin.nvml.NvmlDeviceSource;
 import dev.kgpu.plugin.settings.PluginSettings;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -18,12 +17,11 @@ import jakarta.inject.Inject;
 
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.function.Supplier;
 
 /**
  * Builds the node runtime and its front-ends from the settings and adapters (NVML, the kubelet's gRPC, Micrometer, and
- * with the DRA driver the Kubernetes API), relays SIGHUP to it, and holds it for the health checks. The entry point
- * ({@code PluginMain}) decides when to start and stop; this bean never exits the process itself, it asks Quarkus to.
+ * with the DRA driver the Kubernetes API), runs it on the agent kit's {@link Supervisor} (which relays SIGHUP), and
+ * holds it for the health checks. The entry point ({@code PluginMain}) runs it and exits with its status.
  */
 @ApplicationScoped
 public class PluginWiring {
@@ -39,11 +37,16 @@ public class PluginWiring {
     Instance<KubernetesClient> kubernetes;
 
     private volatile NodeRuntime<PluginSettings> node;
-    private volatile NodeSupervisor<PluginSettings> supervisor;
-    private volatile int exitStatus;
+    private volatile Supervisor<PluginSettings, Runnable> supervisor;
 
-    /** Starts the plugin with {@code settings}; {@code reload} loads them again on SIGHUP. */
-    public void start(PluginSettings settings, Supplier<PluginSettings> reload) {
+    /** Runs the plugin with the settings the entry point read until it ends; its exit status. */
+    public int run(Launch.Launched<PluginSettings> launched) {
+        return start(launched).awaitExit();
+    }
+
+    /** Starts the plugin with the settings the entry point read; SIGHUP reads them again the same way. */
+    public Supervisor<PluginSettings, Runnable> start(Launch.Launched<PluginSettings> launched) {
+        PluginSettings settings = launched.settings();
         settings.warnings().forEach(w -> LOG.log(System.Logger.Level.WARNING, w.toString()));
         LOG.log(System.Logger.Level.INFO, "Running with config:\n{0}", settings.description());
         NodeRuntime<PluginSettings> runtime = new NodeRuntime<>(
@@ -51,19 +54,17 @@ public class PluginWiring {
                         MigCapabilities.read(settings.node().procRoot().resolve(MigMinors.FILE))),
                 PluginAdapters.frontEnds(settings, metrics, kubernetes::get, NodeRuntime.RETRIES), InstantSource.system(),
                 metrics, NodeRuntime.RETRIES);
-        NodeSupervisor<PluginSettings> started = new NodeSupervisor<>(runtime, settings, reload, this::giveUp);
         node = runtime;
+        Supervisor<PluginSettings, Runnable> started = Supervisor.builder(NodeRuntime.THREAD_NAME, runtime)
+                .reloads(NodeRuntime.RUNNING, launched.reload())
+                .start(settings);
         supervisor = started;
-        started.start();
-        HangupSignal.relayTo(() -> {
-            LOG.log(System.Logger.Level.INFO, "SIGHUP: reloading the configuration");
-            started.reload();
-        });
+        return started;
     }
 
     /**
-     * Quarkus stops the application from its shutdown hook (SIGTERM), while {@code PluginMain} is on its way
-     * to {@link #stop()}; the JVM halts once the hook is done, so the hook waits for the same stop.
+     * Quarkus stops the application from its shutdown hook (SIGTERM), while {@code PluginMain} waits for the exit
+     * status; the JVM halts once the hook is done, so the hook waits for the stop.
      */
     void onShutdown(@Observes ShutdownEvent event) {
         stop();
@@ -71,22 +72,20 @@ public class PluginWiring {
 
     /** Stops the plugin (its sockets removed); returns the exit status: 0, or 1 after it gave up. */
     public int stop() {
-        NodeSupervisor<PluginSettings> running = supervisor;
-        if (running != null && !running.stop(STOP_TIMEOUT)) {
-            LOG.log(System.Logger.Level.WARNING, "the supervisor did not stop within {0}", STOP_TIMEOUT);
+        Supervisor<PluginSettings, Runnable> running = supervisor;
+        if (running == null) {
+            return 0;
         }
-        return exitStatus;
+        if (!running.stop(STOP_TIMEOUT)) {
+            LOG.log(System.Logger.Level.WARNING, "the supervisor did not stop within {0}", STOP_TIMEOUT);
+            return 1;
+        }
+        return running.awaitExit();
     }
 
     /** What the node and its front-ends have achieved so far; {@link NodeStatus#STARTING} before it started. */
     public NodeStatus status() {
         NodeRuntime<PluginSettings> running = node;
         return running == null ? NodeStatus.STARTING : running.status();
-    }
-
-    private void giveUp(int status, String reason) {
-        LOG.log(System.Logger.Level.ERROR, "exiting: {0}", reason);
-        exitStatus = status;
-        Quarkus.asyncExit(status);
     }
 }

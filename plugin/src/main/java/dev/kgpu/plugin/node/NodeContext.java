@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.node;
 
+import dev.kgpu.agent.Supervisor;
 import dev.kgpu.plugin.health.HealthTracker;
 
 import java.time.Duration;
@@ -18,19 +19,11 @@ public interface NodeContext {
     void run(Runnable task);
 
     /** Runs {@code task} on the node's thread after {@code delay}, unless cancelled first. */
-    Timer after(Duration delay, Runnable task);
+    Supervisor.Timer after(Duration delay, Runnable task);
 
     /**
      * A retry of {@code action} with the node's backoff, for a front-end's own retries (serving, registering). Use it
      * on the node's thread only.
      */
     Retry retry(Runnable action);
-
-    /** A task waiting to run. */
-    @FunctionalInterface
-    interface Timer {
-
-        /** It will not run, if it has not run yet. */
-        void cancel();
-    }
 }

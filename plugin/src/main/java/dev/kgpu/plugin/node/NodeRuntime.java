@@ -1,6 +1,8 @@
 package dev.kgpu.plugin.node;
 
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.agent.OncePerCause;
+import dev.kgpu.agent.Supervisor;
 import dev.kgpu.plugin.devices.DeviceSource;
 import dev.kgpu.plugin.devices.DeviceSourceException;
 import dev.kgpu.plugin.devices.NodeInventory;
@@ -20,8 +22,10 @@ import java.util.Optional;
 
 /**
  * The plugin on a node: it opens the device source (NVML), reads the inventory, watches the devices' health and
- * runs the kubelet front-ends over them ({@link FrontEnd}: the device plugin, the DRA driver, or both). Everything
- * it does happens on one thread, in order, with the front-ends' own events ({@link NodeContext}).
+ * runs the kubelet front-ends over them ({@link FrontEnd}: the device plugin, the DRA driver, or both). It is the
+ * agent kit's {@link Supervisor} handler: everything it does happens on the supervisor's one thread, in order, with
+ * the front-ends' own events, which are tasks ({@link NodeContext}); the supervisor brings SIGHUP (the settings
+ * loaded again) and the end.
  *
  * <p>Starting (again): read the inventory, let each front-end plan what it serves of it, watch the health of every
  * device planned, then serve each plan. If the devices cannot be read nothing is served (a node must not advertise
@@ -29,12 +33,17 @@ import java.util.Optional;
  * that cannot be met asks to exit at start; on SIGHUP it keeps the running settings. Health changes need no event
  * here: the front-ends listen to the {@link HealthTracker} themselves.
  *
- * <p>Thread-safety: {@link #start}, {@link #on}, {@link #reload}, {@link #reloadRejected} and {@link #stop} are called
- * on the node's thread, by its supervisor; {@link #status()} and {@link #checkHealthNow()} from any thread.
+ * <p>Thread-safety: the {@link Supervisor.Handler} methods are called on the node's thread, by the supervisor;
+ * {@link #status()} and {@link #checkHealthNow()} from any thread.
  *
  * @param <C> the plugin's settings, as the loader composes them
  */
-public final class NodeRuntime<C extends NodeConfiguration> {
+public final class NodeRuntime<C extends NodeConfiguration> implements Supervisor.Handler<C, Runnable> {
+
+    /** The supervisor's thread: the node's. */
+    public static final String THREAD_NAME = "plugin-supervisor";
+    /** What the running settings are called in the supervisor's SIGHUP lines. */
+    public static final String RUNNING = "the running config";
 
     /** Retries of reading the devices and of the front-ends' serving and registering: 0.5 s doubling up to 30 s. */
     public static final Backoff.Policy RETRIES = new Backoff.Policy(Duration.ofMillis(500), Duration.ofSeconds(30));
@@ -53,15 +62,15 @@ public final class NodeRuntime<C extends NodeConfiguration> {
 
     // confined to the node's thread
     private C settings;
-    private Control control;
+    private Supervisor.Control<Runnable> control;
     private HealthTracker health;
     private DeviceSource source;
     private Retry devicesRetry;
     /** Why nothing is served, or null while the plans are served. */
     private Problem notServing = new Problem.Starting();
     private Optional<Problem.ReloadRejected> reloadRejected = Optional.empty();
-    /** Why the devices could not be read at the last try, so that each cause is logged once. */
-    private String lastUnreadable;
+    /** Why the devices could not be read, logged once per cause: a node without a driver for an hour is one line. */
+    private final OncePerCause unreadable = new OncePerCause(LOG, "the devices can be read again");
 
     /**
      * @param devices   opens the device source (NVML)
@@ -82,7 +91,8 @@ public final class NodeRuntime<C extends NodeConfiguration> {
     // the node's thread
 
     /** First thing on the node's thread: starts the front-ends and serves. */
-    public void start(C loaded, Control nodeControl) {
+    @Override
+    public void start(C loaded, Supervisor.Control<Runnable> nodeControl) {
         this.settings = Objects.requireNonNull(loaded, "loaded");
         this.control = Objects.requireNonNull(nodeControl, "nodeControl");
         NodeSettings node = loaded.node();
@@ -98,36 +108,39 @@ public final class NodeRuntime<C extends NodeConfiguration> {
     }
 
     /** A task posted to the node's thread: a front-end's event or retry, or the node's own. */
+    @Override
     public void on(Runnable task) {
         task.run();
         publishStatus();
     }
 
-    /**
-     * SIGHUP brought settings that loaded fine: serve with them. Returns why they were refused (the running ones stay),
-     * or empty when they are served.
-     */
-    public Optional<String> reload(C candidate) {
+    /** SIGHUP brought settings that loaded fine: serve with them, or refuse them when a front-end cannot plan. */
+    @Override
+    public Supervisor.ReloadOutcome reload(C candidate) {
         candidate.warnings().forEach(w -> LOG.log(System.Logger.Level.WARNING, w.toString()));
         LOG.log(System.Logger.Level.INFO, "SIGHUP: Running with config:\n{0}", candidate.description());
         Optional<String> refused = restart(candidate, true, "SIGHUP");
-        if (refused.isEmpty()) {
-            reloadRejected = Optional.empty();
-        } else {
-            reloadRejected(refused.get());
+        if (refused.isPresent()) {
+            return new Supervisor.ReloadOutcome.Rejected(refused.get());
         }
+        reloadRejected = Optional.empty();
         publishStatus();
-        return refused;
+        return Supervisor.ReloadOutcome.APPLIED;
     }
 
     /** SIGHUP's settings could not be loaded, or were refused: the running ones stay; the status says why. */
+    @Override
     public void reloadRejected(String reason) {
         reloadRejected = Optional.of(new Problem.ReloadRejected(reason));
         publishStatus();
     }
 
-    /** SIGTERM or shutdown: every front-end stops serving (sockets removed), the device source is closed. */
-    public void stop() {
+    /**
+     * The end (SIGTERM, shutdown, or the node gave up): every front-end stops serving (sockets removed), the device
+     * source is closed.
+     */
+    @Override
+    public void stop(Supervisor.Ending why) {
         LOG.log(System.Logger.Level.INFO, "stopping: removing the plugin''s sockets");
         if (healthWatch != null) {
             healthWatch.close();
@@ -196,10 +209,7 @@ public final class NodeRuntime<C extends NodeConfiguration> {
             return Optional.empty();
         }
         settings = candidate;
-        if (lastUnreadable != null) {
-            LOG.log(System.Logger.Level.INFO, "the devices can be read again");
-            lastUnreadable = null;
-        }
+        unreadable.cleared();
         notServing = null;
         devicesRetry.reset();
         serve(plans);
@@ -222,10 +232,8 @@ public final class NodeRuntime<C extends NodeConfiguration> {
             control.exit(1, message);
             return;
         }
-        // once per cause: a node without a driver for an hour is one line, not one per retry
-        LOG.log(message.equals(lastUnreadable) ? System.Logger.Level.DEBUG : System.Logger.Level.ERROR,
+        unreadable.occurred(System.Logger.Level.ERROR, message,
                 "{0}; registering no devices and retrying (failOnInitError is false)", message);
-        lastUnreadable = message;
         devicesRetry.schedule();
     }
 
@@ -292,7 +300,7 @@ public final class NodeRuntime<C extends NodeConfiguration> {
         }
 
         @Override
-        public Timer after(Duration delay, Runnable task) {
+        public Supervisor.Timer after(Duration delay, Runnable task) {
             return control.after(delay, task);
         }
 

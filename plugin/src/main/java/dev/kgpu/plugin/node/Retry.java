@@ -1,6 +1,7 @@
 package dev.kgpu.plugin.node;
 
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.agent.Supervisor;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -16,9 +17,7 @@ public final class Retry {
     private final NodeContext node;
     private final Backoff backoff;
     private final Runnable action;
-    private NodeContext.Timer pending;
-    /** Stamps each scheduled run, so one replaced or cancelled after its timer fired does not run. */
-    private long generation;
+    private Supervisor.Timer pending;
 
     Retry(NodeContext node, Backoff.Policy policy, Runnable action) {
         this.node = Objects.requireNonNull(node, "node");
@@ -29,13 +28,10 @@ public final class Retry {
     /** After a failure: runs the action after the next wait, which it returns; a retry already waiting is dropped. */
     public Duration schedule() {
         cancel();
-        long stamp = generation;
         Duration wait = backoff.next();
         pending = node.after(wait, () -> {
-            if (stamp == generation) {
-                pending = null;
-                action.run();
-            }
+            pending = null;
+            action.run();
         });
         return wait;
     }
@@ -46,9 +42,8 @@ public final class Retry {
         backoff.reset();
     }
 
-    /** A retry waiting is dropped; the waits go on from where they were. */
+    /** A retry waiting is dropped (cancelled on the node's thread, its timer never fires); the waits go on. */
     public void cancel() {
-        generation++;
         if (pending != null) {
             pending.cancel();
             pending = null;

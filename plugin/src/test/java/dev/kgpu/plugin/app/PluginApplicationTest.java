@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.app;
 
+import dev.kgpu.agent.Launch;
 import dev.kgpu.plugin.deviceplugin.DevicePluginStatus;
 import dev.kgpu.plugin.settings.PluginSettings;
 import dev.kgpu.sim.kubelet.KubeletSimulator;
@@ -47,7 +48,7 @@ class PluginApplicationTest {
     void startThePlugin() {
         String[] args = {};
         Function<String, String> environment = PluginEnvironment.get();
-        plugin.start(PluginSettings.load(args, environment), () -> PluginSettings.load(args, environment));
+        plugin.start(new Launch.Launched<>(PluginSettings.load(args, environment), () -> PluginSettings.load(args, environment)));
     }
 
     @AfterAll

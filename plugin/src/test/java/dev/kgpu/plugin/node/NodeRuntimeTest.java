@@ -1,6 +1,7 @@
 package dev.kgpu.plugin.node;
 
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.agent.Supervisor;
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.config.ValidationFailure;
 import dev.kgpu.config.v1.Config;
@@ -28,6 +29,7 @@ import dev.kgpu.plugin.node.NodeStatus.Problem;
 import dev.kgpu.plugin.settings.PluginSettings;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.Devices;
+import dev.kgpu.plugin.testing.ExitReasons;
 import dev.kgpu.plugin.testing.FakeDeviceSource;
 import dev.kgpu.plugin.testing.TestClock;
 import dev.kgpu.sim.kubelet.KubeletSimulator;
@@ -76,7 +78,7 @@ class NodeRuntimeTest {
     final Map<ConfiguredResourcePlanner.Settings, ResourcePlanner> planners = Collections.synchronizedMap(new IdentityHashMap<>());
     KubeletSimulator kubelet;
     NodeRuntime<PluginSettings> node;
-    NodeSupervisor<PluginSettings> supervisor;
+    Supervisor<PluginSettings, Runnable> supervisor;
     DevicePluginFrontEnd devicePlugin;
 
     /** All GPUs as nvidia.com/gpu, or {@code replicas} time-slicing replicas of each. */
@@ -154,7 +156,7 @@ class NodeRuntimeTest {
         }
     }
 
-    NodeSupervisor<PluginSettings> start(PluginSettings settings) {
+    Supervisor<PluginSettings, Runnable> start(PluginSettings settings) {
         DevicePluginSettings devicePlugin = settings.devicePlugin().orElseThrow();
         this.devicePlugin = new DevicePluginFrontEnd(new GrpcKubelet(devicePlugin.socketDirectory(),
                 devicePlugin.kubeletSocket(), DevicePluginMetrics.NONE), DevicePluginMetrics.NONE, planners::get,
@@ -162,8 +164,9 @@ class NodeRuntimeTest {
         node = new NodeRuntime<>(devices, List.of(FrontEnd.bind(new Recorder(this.devicePlugin),
                 (PluginSettings s) -> s.devicePlugin().orElseThrow())), clock, NodeMetrics.NONE,
                 new Backoff.Policy(Duration.ofMillis(50), Duration.ofSeconds(1)));
-        supervisor = new NodeSupervisor<>(node, settings, () -> nextReload.get().get(), (status, reason) -> fatal.add(reason));
-        supervisor.start();
+        supervisor = Supervisor.builder(NodeRuntime.THREAD_NAME, ExitReasons.recording(node, fatal))
+                .reloads(NodeRuntime.RUNNING, () -> nextReload.get().get())
+                .start(settings);
         return supervisor;
     }
 

@@ -1,6 +1,7 @@
 package dev.kgpu.plugin.testing;
 
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.agent.Supervisor;
 import dev.kgpu.kubelet.UnixSocketTransport;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.DevicePluginGrpc;
 import dev.kgpu.nvml.mock.MockNvml;
@@ -14,7 +15,6 @@ import dev.kgpu.plugin.dra.DraNames;
 import dev.kgpu.plugin.node.FrontEnd;
 import dev.kgpu.plugin.node.NodeMetrics;
 import dev.kgpu.plugin.node.NodeRuntime;
-import dev.kgpu.plugin.node.NodeSupervisor;
 import dev.kgpu.plugin.nvml.MigCapabilities;
 import dev.kgpu.plugin.nvml.NvmlDeviceSource;
 import dev.kgpu.plugin.settings.PluginSettings;
@@ -59,7 +59,7 @@ public final class MockNvmlPlugin implements AutoCloseable {
     /** The node runtime: its status and health checks. */
     public final NodeRuntime<PluginSettings> node;
     /** Runs the node: SIGHUP ({@code reload}) and SIGTERM ({@code stop}). */
-    public final NodeSupervisor<PluginSettings> supervisor;
+    public final Supervisor<PluginSettings, Runnable> supervisor;
     /** The device-plugin front-end, unless {@code KGPU_KUBELET_APIS} leaves it out; else null. */
     public final DevicePluginFrontEnd devicePlugin;
     /** The DRA driver, when the builder asked for it ({@link Builder#dra}); else null. */
@@ -104,9 +104,9 @@ public final class MockNvmlPlugin implements AutoCloseable {
                 ? PluginWatcher.start(settings.dra().orElseThrow().registrarDirectory()) : null;
         this.node = new NodeRuntime<>(NvmlDeviceSource.factory(settings.node().nvml(), MigCapabilities.none()), frontEnds,
                 clock, builder.metrics, RETRIES);
-        this.supervisor = new NodeSupervisor<>(node, settings, () -> PluginSettings.load(args, env::get),
-                (status, reason) -> fatal.add(reason));
-        supervisor.start();
+        this.supervisor = Supervisor.builder(NodeRuntime.THREAD_NAME, ExitReasons.recording(node, fatal))
+                .reloads(NodeRuntime.RUNNING, () -> PluginSettings.load(args, env::get))
+                .start(settings);
     }
 
     /** The front-ends count nothing here; the node's counts go to the builder's {@link Builder#metrics}. */
@@ -140,7 +140,7 @@ public final class MockNvmlPlugin implements AutoCloseable {
         }
     }
 
-    /** Replaces the config file; {@link NodeSupervisor#reload()} then loads it (as SIGHUP does). */
+    /** Replaces the config file; {@link Supervisor#reload()} then loads it (as SIGHUP does). */
     public void rewriteConfig(String yaml) {
         write(configFile, yaml);
     }
