@@ -13,7 +13,9 @@ import dev.kgpu.plugin.dra.DraSettings;
 import dev.kgpu.plugin.dra.grpc.GrpcDraKubelet;
 import dev.kgpu.plugin.dra.kubernetes.KubernetesClaims;
 import dev.kgpu.plugin.dra.kubernetes.KubernetesResourceSlices;
+import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.FrontEnd;
+import dev.kgpu.plugin.node.RecordingLedger;
 import dev.kgpu.plugin.settings.PluginSettings;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
@@ -40,6 +42,14 @@ public final class PluginAdapters {
         settings.dra().ifPresent(dra -> frontEnds.add(FrontEnd.bind(draDriver(dra, kubernetes.get(), metrics, retries),
                 (PluginSettings s) -> s.dra().orElseThrow())));
         return frontEnds;
+    }
+
+    /**
+     * Who holds which GPU: recorded when the DRA driver runs beside anything that could hand out the same GPUs; nothing
+     * to record when only the device plugin runs (the kubelet keeps its devices apart).
+     */
+    public static AllocationLedger ledger(PluginSettings settings) {
+        return settings.dra().isPresent() ? new RecordingLedger() : AllocationLedger.none();
     }
 
     /** The device-plugin API over the kubelet's gRPC, planned by NVIDIA's rules, on the host's device nodes. */

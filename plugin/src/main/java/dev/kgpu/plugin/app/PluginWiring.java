@@ -52,7 +52,7 @@ public class PluginWiring {
         NodeRuntime<PluginSettings> runtime = new NodeRuntime<>(
                 NvmlDeviceSource.factory(settings.node().nvml(),
                         MigCapabilities.read(settings.node().procRoot().resolve(MigMinors.FILE))),
-                PluginAdapters.frontEnds(settings, metrics, kubernetes::get, NodeRuntime.RETRIES), InstantSource.system(),
+                PluginAdapters.ledger(settings), PluginAdapters.frontEnds(settings, metrics, kubernetes::get, NodeRuntime.RETRIES), InstantSource.system(),
                 metrics, NodeRuntime.RETRIES);
         node = runtime;
         Supervisor<PluginSettings, Runnable> started = Supervisor.builder(NodeRuntime.THREAD_NAME, runtime)

@@ -166,8 +166,7 @@ public final class DevicePluginFrontEnd implements FrontEnd<DevicePluginSettings
         dropServers();
         served = plan;
         retry.reset();
-        resources = ServedResources.of(plan.resources, plan.inventory, plan.settings, deviceNodes, node.health(), kubelet,
-                metrics);
+        resources = ServedResources.of(plan.resources, plan.inventory, plan.settings, deviceNodes, node, kubelet, metrics);
         if (plan.resources.isEmpty()) {
             LOG.log(System.Logger.Level.WARNING, "No devices found. Waiting indefinitely.");
         }

@@ -9,7 +9,9 @@ import dev.kgpu.plugin.devices.DeviceStatus;
 import dev.kgpu.plugin.devices.PluginResource;
 import dev.kgpu.plugin.health.HealthListener;
 import dev.kgpu.plugin.health.HealthTransition;
+import dev.kgpu.plugin.node.AllocationLedger;
 
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -23,8 +25,8 @@ import java.util.function.Predicate;
 
 /**
  * Everything the kubelet can ask of one resource, free of gRPC: the device list with health (pushed to
- * every watcher whenever it changes), preferred allocation and allocation. It listens to the
- * {@code HealthTracker} itself: a health change recomputes the list.
+ * every watcher whenever it changes), preferred allocation and allocation, whose devices it reserves in the node's
+ * {@link AllocationLedger}. It listens to the {@code HealthTracker} itself: a health change recomputes the list.
  *
  * <p>Watchers are handed each new list through a latest-value slot and called on a virtual thread of
  * their own ({@value #DELIVERY_THREADS}), one call at a time per watcher and never under a lock: a watcher
@@ -44,19 +46,27 @@ public final class ResourceService implements HealthListener {
     private final Predicate<String> healthy;
     private final Allocator allocator;
     private final PreferredAllocator preferredAllocator;
+    private final AllocationLedger ledger;
+    private final InstantSource clock;
 
     private final Object lock = new Object();
     private final List<Watcher> watchers = new CopyOnWriteArrayList<>();
     // guarded by lock
     private List<DeviceStatus> current;
 
-    /** @param healthy whether a physical device (by UUID) is healthy now */
+    /**
+     * @param healthy whether a physical device (by UUID) is healthy now
+     * @param ledger  the node's record of who holds which GPU: each Allocate reserves its devices before it answers
+     * @param clock   when a reservation is made
+     */
     public ResourceService(PluginResource resource, Predicate<String> healthy, Allocator allocator,
-                           PreferredAllocator preferredAllocator) {
+                           PreferredAllocator preferredAllocator, AllocationLedger ledger, InstantSource clock) {
         this.resource = Objects.requireNonNull(resource, "resource");
         this.healthy = Objects.requireNonNull(healthy, "healthy");
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         this.preferredAllocator = Objects.requireNonNull(preferredAllocator, "preferredAllocator");
+        this.ledger = Objects.requireNonNull(ledger, "ledger");
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.current = compute();
     }
 
@@ -108,9 +118,18 @@ public final class ResourceService implements HealthListener {
         return preferredAllocator.preferred(resource, available, mustInclude, size);
     }
 
-    /** @throws AllocationException for unknown IDs and refused replica counts */
+    /**
+     * The answer for one container, its devices reserved in the node's ledger.
+     *
+     * @throws AllocationException for unknown IDs, refused replica counts, and devices the ledger says another holds
+     */
     public ContainerAllocation allocate(List<String> deviceIds) {
-        return allocator.allocate(resource, deviceIds);
+        ContainerAllocation allocation = allocator.allocate(resource, deviceIds);
+        if (ledger.reserveForDevicePlugin(resource.name(), deviceIds, clock.instant())
+                instanceof AllocationLedger.Reservation.Refused refused) {
+            throw new AllocationException.Held(resource.name(), refused.message());
+        }
+        return allocation;
     }
 
     /** One watcher's latest-value slot: {@link #offer} never blocks; one delivery runs at a time. */

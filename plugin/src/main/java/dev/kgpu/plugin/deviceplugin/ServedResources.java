@@ -6,6 +6,7 @@ import dev.kgpu.plugin.deviceplugin.allocation.PreferredAllocator;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PluginResource;
 import dev.kgpu.plugin.health.HealthTracker;
+import dev.kgpu.plugin.node.NodeContext;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -43,13 +44,17 @@ final class ServedResources {
         return new ServedResources(kubelet, metrics, health, List.of());
     }
 
-    /** A service for each planned resource, allocating as {@code settings} say, listening to {@code health}. */
+    /**
+     * A service for each planned resource, allocating as {@code settings} say, listening to the node's health and
+     * reserving in its ledger.
+     */
     static ServedResources of(List<PluginResource> planned, NodeInventory inventory, DevicePluginSettings settings,
-                              DeviceNodes deviceNodes, HealthTracker health, Kubelet kubelet, DevicePluginMetrics metrics) {
+                              DeviceNodes deviceNodes, NodeContext node, Kubelet kubelet, DevicePluginMetrics metrics) {
+        HealthTracker health = node.health();
         Allocator allocator = new Allocator(settings.allocation(), deviceNodes, () -> UUID.randomUUID().toString());
         PreferredAllocator preferred = new PreferredAllocator(inventory, settings.sharedPolicy());
         List<ResourceService> services = planned.stream()
-                .map(r -> new ResourceService(r, health::isHealthy, allocator, preferred)).toList();
+                .map(r -> new ResourceService(r, health::isHealthy, allocator, preferred, node.ledger(), node::now)).toList();
         services.forEach(health::addListener);
         return new ServedResources(kubelet, metrics, health, services);
     }

@@ -1,7 +1,11 @@
 package dev.kgpu.plugin.dra;
 
 import dev.kgpu.cdi.CdiException;
+import dev.kgpu.plugin.node.AllocationLedger;
+import dev.kgpu.plugin.node.ClaimRef;
+import dev.kgpu.plugin.node.DeviceUnit;
 
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -40,21 +44,29 @@ public final class ClaimPreparer {
     private final ClaimSpecs specs;
     private final Supplier<NodeDevices> devices;
     private final Function<String, Optional<String>> health;
+    private final AllocationLedger ledger;
+    private final InstantSource clock;
     private final DraMetrics metrics;
 
     /**
      * @param pool    this node's pool (its name)
      * @param devices the node's devices now
      * @param health  why a device (by UUID) is not Healthy; empty when it is
+     * @param ledger  the node's record of who holds which GPU: a claim's devices are reserved before anything is written
+     *                for it, and released when it is unprepared
+     * @param clock   when a reservation is made
      */
     public ClaimPreparer(String pool, ClaimSource claims, ClaimCheckpoint checkpoint, ClaimSpecs specs,
-                         Supplier<NodeDevices> devices, Function<String, Optional<String>> health, DraMetrics metrics) {
+                         Supplier<NodeDevices> devices, Function<String, Optional<String>> health, AllocationLedger ledger,
+                         InstantSource clock, DraMetrics metrics) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.claims = Objects.requireNonNull(claims, "claims");
         this.checkpoint = Objects.requireNonNull(checkpoint, "checkpoint");
         this.specs = Objects.requireNonNull(specs, "specs");
         this.devices = Objects.requireNonNull(devices, "devices");
         this.health = Objects.requireNonNull(health, "health");
+        this.ledger = Objects.requireNonNull(ledger, "ledger");
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
     }
 
@@ -152,9 +164,15 @@ public final class ClaimPreparer {
         List<PreparedDevice> prepared = chosen.stream().map(d -> new PreparedDevice(requestsByDevice.get(d.name()), pool,
                 d.name(), d.uuid(), List.of(DraNames.cdiDeviceId(claim.uid(), d.name())))).toList();
         if (!chosen.isEmpty()) {
+            List<AllocationLedger.ClaimDevice> held = chosen.stream()
+                    .map(d -> new AllocationLedger.ClaimDevice(d.name(), DeviceUnit.of(d.device()), false)).toList();
+            if (ledger.reserveForClaim(claim, held, clock.instant()) instanceof AllocationLedger.Reservation.Refused refused) {
+                return new ClaimResult.Failed("the devices of this claim are held: " + refused.message());
+            }
             try {
                 specs.write(claim.uid(), node, chosen);
             } catch (CdiException e) {
+                ledger.releaseClaim(claim.uid());
                 return new ClaimResult.Failed("could not write the claim's CDI spec in " + specs.directory() + ": " + e.getMessage());
             }
         }
@@ -162,6 +180,7 @@ public final class ClaimPreparer {
             checkpoint.put(new PreparedClaim(claim, prepared));
         } catch (CheckpointException e) {
             removeQuietly(claim.uid());
+            ledger.releaseClaim(claim.uid());
             return new ClaimResult.Failed(e.getMessage());
         }
         return new ClaimResult.Prepared(prepared);
@@ -205,6 +224,7 @@ public final class ClaimPreparer {
         } catch (CheckpointException e) {
             return Optional.of(e.getMessage());
         }
+        ledger.releaseClaim(claim.uid());
         return Optional.empty();
     }
 

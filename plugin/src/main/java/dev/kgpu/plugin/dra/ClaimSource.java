@@ -1,5 +1,7 @@
 package dev.kgpu.plugin.dra;
 
+import dev.kgpu.plugin.node.ClaimRef;
+
 /**
  * Reads a ResourceClaim's allocation from the API server. The fabric8 adapter
  * ({@code dev.kgpu.plugin.dra.kubernetes.KubernetesClaims}) implements it; tests use a map. Must be thread-safe; may

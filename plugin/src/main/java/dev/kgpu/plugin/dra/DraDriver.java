@@ -6,6 +6,8 @@ import dev.kgpu.plugin.devices.PhysicalDevice;
 import dev.kgpu.plugin.health.HealthListener;
 import dev.kgpu.plugin.health.HealthTracker;
 import dev.kgpu.plugin.health.HealthTransition;
+import dev.kgpu.plugin.node.AllocationLedger;
+import dev.kgpu.plugin.node.DeviceUnit;
 import dev.kgpu.plugin.node.FrontEnd;
 import dev.kgpu.plugin.node.NodeContext;
 import dev.kgpu.plugin.node.NodeStatus;
@@ -15,6 +17,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -193,10 +196,24 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
         checkpoint.recovery().ifPresent(r -> LOG.log(System.Logger.Level.WARNING, r));
         LOG.log(System.Logger.Level.INFO, "DRA driver {0}: {1} claims prepared before ({2}); claim CDI specs in {3}",
                 DraNames.DRIVER, checkpoint.claims().size(), checkpoint.file(), settings.cdiRoot());
+        restore(checkpoint.claims());
         preparer = new ClaimPreparer(settings.nodeName(), claims, checkpoint, new ClaimSpecs(settings.cdiRoot(), settings.cdi()),
-                () -> devices, uuid -> health.problem(uuid), metrics);
+                () -> devices, uuid -> health.problem(uuid), node.ledger(), node::now, metrics);
         publisher = new SlicePublisher(slices, retries, metrics);
         serve();
+    }
+
+    /** The claims prepared before this start hold their devices in the node's ledger from now on. */
+    private void restore(Collection<PreparedClaim> prepared) {
+        Instant now = node.now();
+        for (PreparedClaim claim : prepared) {
+            node.ledger().restoreClaim(claim.claim(), claim.devices().stream()
+                    .map(d -> new AllocationLedger.ClaimDevice(d.device(), devices.device(d.device())
+                            .filter(offered -> offered.uuid().equals(d.uuid()))
+                            .map(offered -> DeviceUnit.of(offered.device()))
+                            .orElse(new DeviceUnit(d.uuid(), Optional.empty())), false))
+                    .toList(), now);
+        }
     }
 
     private void serve() {

@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.dra;
 
+import dev.kgpu.plugin.node.ClaimRef;
 import java.util.List;
 import java.util.Objects;
 

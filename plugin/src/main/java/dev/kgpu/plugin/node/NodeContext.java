@@ -4,16 +4,24 @@ import dev.kgpu.agent.Supervisor;
 import dev.kgpu.plugin.health.HealthTracker;
 
 import java.time.Duration;
+import java.time.Instant;
 
 /**
- * What the node runtime offers its front-ends ({@link FrontEnd#start}): the health of the devices it watches, and its
- * one thread, on which a front-end's own events and retries run in order with the node's (kubelet folder changes for
- * the device plugin, registration verdicts for the DRA driver). Thread-safe.
+ * What the node runtime offers its front-ends ({@link FrontEnd#start}): the health of the devices it watches, the
+ * ledger of who holds which of them, and its one thread, on which a front-end's own events and retries run in order
+ * with the node's (kubelet folder changes for the device plugin, registration verdicts for the DRA driver).
+ * Thread-safe.
  */
 public interface NodeContext {
 
     /** The health of every device the node watches, each front-end's among them. */
     HealthTracker health();
+
+    /** Who holds which of the node's GPUs: the record both front-ends share. */
+    AllocationLedger ledger();
+
+    /** Now, by the node's clock (for the ledger's timestamps). */
+    Instant now();
 
     /** Runs {@code task} on the node's thread, after the events already waiting; dropped once the node stopped. */
     void run(Runnable task);

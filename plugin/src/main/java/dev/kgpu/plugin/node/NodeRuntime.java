@@ -13,6 +13,7 @@ import dev.kgpu.plugin.health.HealthWatch;
 import dev.kgpu.plugin.node.NodeStatus.Problem;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -50,6 +51,7 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
     private static final System.Logger LOG = System.getLogger(NodeRuntime.class.getName());
 
     private final DeviceSource.Factory devices;
+    private final AllocationLedger ledger;
     private final List<FrontEnd.Binding<C, ?>> frontEnds;
     private final InstantSource clock;
     private final NodeMetrics metrics;
@@ -74,13 +76,16 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
 
     /**
      * @param devices   opens the device source (NVML)
+     * @param ledger    who holds which GPU, shared by the front-ends ({@link AllocationLedger#none()} when only the device
+     *                  plugin runs)
      * @param frontEnds the front-ends to run, each with where its settings are
      * @param clock     the health quiet period's clock
      * @param retries   the waits between retries
      */
-    public NodeRuntime(DeviceSource.Factory devices, List<FrontEnd.Binding<C, ?>> frontEnds, InstantSource clock,
-                       NodeMetrics metrics, Backoff.Policy retries) {
+    public NodeRuntime(DeviceSource.Factory devices, AllocationLedger ledger, List<FrontEnd.Binding<C, ?>> frontEnds,
+                       InstantSource clock, NodeMetrics metrics, Backoff.Policy retries) {
         this.devices = Objects.requireNonNull(devices, "devices");
+        this.ledger = Objects.requireNonNull(ledger, "ledger");
         this.frontEnds = List.copyOf(frontEnds);
         this.clock = Objects.requireNonNull(clock, "clock");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
@@ -211,6 +216,7 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
         settings = candidate;
         unreadable.cleared();
         notServing = null;
+        ledger.units(PhysicalUnits.of(inventory));
         devicesRetry.reset();
         serve(plans);
         return Optional.empty();
@@ -292,6 +298,16 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
         @Override
         public HealthTracker health() {
             return health;
+        }
+
+        @Override
+        public AllocationLedger ledger() {
+            return ledger;
+        }
+
+        @Override
+        public Instant now() {
+            return control.now();
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.dra;
 
+import dev.kgpu.plugin.node.ClaimRef;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -6,7 +6,12 @@ import dev.kgpu.cdi.NvidiaCdiGenerator;
 import dev.kgpu.nvml.mock.SimulatedDriverRoot;
 import dev.kgpu.plugin.devices.DriverInfo;
 import dev.kgpu.plugin.devices.NodeInventory;
+import dev.kgpu.plugin.node.AllocationLedger;
+import dev.kgpu.plugin.node.ClaimRef;
+import dev.kgpu.plugin.node.DeviceUnit;
+import dev.kgpu.plugin.node.RecordingLedger;
 import dev.kgpu.plugin.testing.Devices;
+import dev.kgpu.plugin.testing.RefusingLedger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,6 +20,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +51,8 @@ class ClaimPreparerTest {
     final Map<String, String> unhealthy = new ConcurrentHashMap<>();
     final Map<String, Integer> counted = new ConcurrentHashMap<>();
     final AtomicReference<NodeDevices> devices = new AtomicReference<>();
+    static final Instant NOW = Instant.parse("2026-12-01T12:00:00Z");
+    AllocationLedger ledger = new RecordingLedger();
     ClaimSpecs specs;
 
     @BeforeEach
@@ -66,7 +75,7 @@ class ClaimPreparerTest {
             reads.incrementAndGet();
             return allocations.getOrDefault(claim.uid(), new ClaimAllocation.NotFound());
         }, ClaimCheckpoint.open(dir.resolve("kgpu-checkpoint.json"), "boot"), specs, devices::get,
-                uuid -> Optional.ofNullable(unhealthy.get(uuid)), new DraMetrics() {
+                uuid -> Optional.ofNullable(unhealthy.get(uuid)), ledger, InstantSource.fixed(NOW), new DraMetrics() {
             @Override
             public void claim(String operation, boolean success) {
                 counted.merge(operation + "/" + success, 1, Integer::sum);
@@ -217,5 +226,59 @@ class ClaimPreparerTest {
         assertThat(preparer.prepare(List.of())).isEmpty();
         assertThat(preparer.unprepare(List.of())).isEmpty();
         assertThat(new HashMap<>(counted)).isEmpty();
+    }
+
+    @Test
+    void aPreparedClaimHoldsItsDevicesInTheLedgerUntilItIsUnprepared() {
+        allocate("uid-1", gpu("gpu", "gpu-0"), gpu("mig", "gpu-2-mig-1g10gb-20-1"));
+        DeviceUnit mig = DeviceUnit.of(devices.get().device("gpu-2-mig-1g10gb-20-1").orElseThrow().device());
+        ClaimPreparer preparer = preparer();
+
+        preparer.prepare(List.of(ref("uid-1")));
+
+        assertThat(ledger.view().entries()).containsExactly(
+                new AllocationLedger.Hold.DraHold(new DeviceUnit(Devices.gpuUuid(0), Optional.empty()), ref("uid-1"), "gpu-0",
+                        NOW, false),
+                new AllocationLedger.Hold.DraHold(mig, ref("uid-1"), "gpu-2-mig-1g10gb-20-1", NOW, false));
+        assertThat(ledger.view().heldByDra(new DeviceUnit(Devices.gpuUuid(2), Optional.empty())))
+                .as("the MIG device's GPU").isTrue();
+        assertThat(ledger.view().heldByDra(new DeviceUnit(Devices.gpuUuid(1), Optional.empty()))).isFalse();
+
+        preparer.unprepare(List.of(ref("uid-1")));
+
+        assertThat(ledger.view().entries()).isEmpty();
+    }
+
+    @Test
+    void aClaimWhoseDeviceTheLedgerRefusesFailsAloneNamingTheHolderAndWritesNothing() {
+        DeviceUnit gpu0 = new DeviceUnit(Devices.gpuUuid(0), Optional.empty());
+        ledger = new RefusingLedger(new AllocationLedger.Hold.DevicePluginHold(gpu0, "nvidia.com/gpu", Devices.gpuUuid(0),
+                NOW.minusSeconds(60), AllocationLedger.Source.POD_RESOURCES,
+                Optional.of(new AllocationLedger.KubeletAllocations.Pod("ml", "cuda-demo", "pod-uid"))));
+        allocate("uid-1", gpu("gpu", "gpu-0"));
+        allocate("uid-ok", gpu("gpu", "gpu-1"));
+        ClaimPreparer preparer = preparer();
+
+        Map<String, ClaimResult> results = preparer.prepare(List.of(ref("uid-1"), ref("uid-ok")));
+
+        assertThat(results.get("uid-1")).isEqualTo(new ClaimResult.Failed("the devices of this claim are held: "
+                + Devices.gpuUuid(0) + " is held by nvidia.com/gpu in pod ml/cuda-demo since 2026-12-01T11:59:00Z"));
+        assertThat(results.get("uid-ok")).isInstanceOf(ClaimResult.Prepared.class);
+        assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-1.json")).doesNotExist();
+        assertThat(preparer.prepared()).extracting(p -> p.claim().uid()).containsExactly("uid-ok");
+        assertThat(ledger.view().entries()).extracting(h -> ((AllocationLedger.Hold.DraHold) h).claim().uid())
+                .containsExactly("uid-ok");
+    }
+
+    @Test
+    void aClaimWhoseSpecCannotBeWrittenReleasesItsDevices() throws Exception {
+        Files.writeString(dir.resolve("cdi"), "a file where the CDI folder should be");
+        allocate("uid-1", gpu("gpu", "gpu-0"));
+
+        ClaimResult result = preparer().prepare(List.of(ref("uid-1"))).get("uid-1");
+
+        assertThat(result).isInstanceOfSatisfying(ClaimResult.Failed.class,
+                failed -> assertThat(failed.error()).startsWith("could not write the claim's CDI spec in "));
+        assertThat(ledger.view().entries()).isEmpty();
     }
 }

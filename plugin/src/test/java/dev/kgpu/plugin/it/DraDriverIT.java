@@ -8,6 +8,9 @@ import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.nvml.mock.SimulatedDriverRoot;
 import dev.kgpu.plugin.deviceplugin.DevicePluginFrontEnd;
 import dev.kgpu.plugin.dra.DraNames;
+import dev.kgpu.plugin.node.AllocationLedger;
+import dev.kgpu.plugin.node.ClaimRef;
+import dev.kgpu.plugin.node.DeviceUnit;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.sim.apiserver.TestApiServer;
@@ -246,6 +249,35 @@ class DraDriverIT {
             assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_" + claim.uid() + ".json")).doesNotExist();
             assertThat(client.prepare(List.of(claim)).get(claim.uid()).error()).as("unprepared: asked again, it is gone")
                     .hasValueSatisfying(e -> assertThat(e).startsWith("ResourceClaim ml/training was not found in the API server"));
+        }
+    }
+
+    @Test
+    void aPreparedClaimHoldsItsGpuInTheNodesLedgerAcrossARestartUntilUnprepared() throws IOException {
+        Path root = driverRoot("dgx-h100");
+        ResourceClaim created = createClaim("ml", "held", "gpu-2");
+        DraClaim claim = new DraClaim("ml", "held", created.getMetadata().getUid());
+        ClaimRef held = new ClaimRef("ml", "held", claim.uid());
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), root).start()) {
+            assertThat(plugin.ledger.view().entries()).isEmpty();
+
+            assertThat(plugin.draClient().prepare(List.of(claim)).get(claim.uid()).error()).isEmpty();
+
+            assertThat(plugin.ledger.view().entries()).singleElement().isInstanceOfSatisfying(
+                    AllocationLedger.Hold.DraHold.class, hold -> {
+                        assertThat(hold.claim()).isEqualTo(held);
+                        assertThat(hold.device()).isEqualTo("gpu-2");
+                        assertThat(hold.unit()).isEqualTo(new DeviceUnit(plugin.gpuUuid(2), Optional.empty()));
+                    });
+        }
+
+        try (MockNvmlPlugin restarted = withDriverRoot(plugin("dgx-h100"), root).start()) {
+            assertThat(restarted.ledger.view().entries()).as("restored from the claim checkpoint").singleElement()
+                    .isInstanceOfSatisfying(AllocationLedger.Hold.DraHold.class, hold -> assertThat(hold.claim()).isEqualTo(held));
+
+            assertThat(restarted.draClient().unprepare(List.of(claim))).containsExactly(Map.entry(claim.uid(), Optional.empty()));
+
+            assertThat(restarted.ledger.view().entries()).isEmpty();
         }
     }
 

@@ -161,7 +161,7 @@ class NodeRuntimeTest {
         this.devicePlugin = new DevicePluginFrontEnd(new GrpcKubelet(devicePlugin.socketDirectory(),
                 devicePlugin.kubeletSocket(), DevicePluginMetrics.NONE), DevicePluginMetrics.NONE, planners::get,
                 (devRoot, path) -> false);
-        node = new NodeRuntime<>(devices, List.of(FrontEnd.bind(new Recorder(this.devicePlugin),
+        node = new NodeRuntime<>(devices, AllocationLedger.none(), List.of(FrontEnd.bind(new Recorder(this.devicePlugin),
                 (PluginSettings s) -> s.devicePlugin().orElseThrow())), clock, NodeMetrics.NONE,
                 new Backoff.Policy(Duration.ofMillis(50), Duration.ofSeconds(1)));
         supervisor = Supervisor.builder(NodeRuntime.THREAD_NAME, ExitReasons.recording(node, fatal))

@@ -12,6 +12,7 @@ import dev.kgpu.plugin.deviceplugin.DevicePluginMetrics;
 import dev.kgpu.plugin.dra.DraDriver;
 import dev.kgpu.plugin.dra.DraMetrics;
 import dev.kgpu.plugin.dra.DraNames;
+import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.FrontEnd;
 import dev.kgpu.plugin.node.NodeMetrics;
 import dev.kgpu.plugin.node.NodeRuntime;
@@ -56,6 +57,8 @@ public final class MockNvmlPlugin implements AutoCloseable {
     public final TestClock clock = new TestClock();
     public final List<String> fatal = new CopyOnWriteArrayList<>();
     public final KubeletSimulator kubelet;
+    /** Who holds which GPU, as the front-ends share it (recording only with the DRA driver). */
+    public final AllocationLedger ledger;
     /** The node runtime: its status and health checks. */
     public final NodeRuntime<PluginSettings> node;
     /** Runs the node: SIGHUP ({@code reload}) and SIGTERM ({@code stop}). */
@@ -102,8 +105,9 @@ public final class MockNvmlPlugin implements AutoCloseable {
         this.dra = frontEnd(frontEnds, DraDriver.class);
         this.pluginWatcher = dra != null && builder.startKubelet
                 ? PluginWatcher.start(settings.dra().orElseThrow().registrarDirectory()) : null;
-        this.node = new NodeRuntime<>(NvmlDeviceSource.factory(settings.node().nvml(), MigCapabilities.none()), frontEnds,
-                clock, builder.metrics, RETRIES);
+        this.ledger = PluginAdapters.ledger(settings);
+        this.node = new NodeRuntime<>(NvmlDeviceSource.factory(settings.node().nvml(), MigCapabilities.none()), ledger,
+                frontEnds, clock, builder.metrics, RETRIES);
         this.supervisor = Supervisor.builder(NodeRuntime.THREAD_NAME, ExitReasons.recording(node, fatal))
                 .reloads(NodeRuntime.RUNNING, () -> PluginSettings.load(args, env::get))
                 .start(settings);

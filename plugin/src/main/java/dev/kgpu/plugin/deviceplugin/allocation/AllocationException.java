@@ -1,7 +1,8 @@
 package dev.kgpu.plugin.deviceplugin.allocation;
 
 /**
- * A request the plugin refuses: the kubelet's gRPC call fails with INVALID_ARGUMENT and this message.
+ * A request the plugin refuses: the kubelet's gRPC call fails with INVALID_ARGUMENT (FAILED_PRECONDITION for
+ * {@link Held}) and this message.
  */
 public abstract sealed class AllocationException extends RuntimeException {
 
@@ -21,6 +22,13 @@ public abstract sealed class AllocationException extends RuntimeException {
         TooManyReplicas(String resource, int requested) {
             super("request for '" + resource + ": " + requested
                     + "' too large: maximum request size for shared resources is 1");
+        }
+    }
+
+    /** Devices the node's allocation ledger says someone else holds (a DRA claim): the request is well-formed. */
+    public static final class Held extends AllocationException {
+        public Held(String resource, String holders) {
+            super("allocation request for '" + resource + "' refused: " + holders);
         }
     }
 

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The kubelet's {@code /v1beta1.DevicePlugin} service for one resource: a thin translation to
  * {@link ResourceService}. A refused request ({@link AllocationException}) becomes INVALID_ARGUMENT with
- * the domain's message. Handlers never block, so the server may run them on its I/O thread. Each container's
+ * the domain's message (FAILED_PRECONDITION when another holds the devices). Handlers never block, so the server may run them on its I/O thread. Each container's
  * Allocate answer is counted.
  */
 final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
@@ -100,7 +100,8 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
             response.onCompleted();
         } catch (AllocationException e) {
             LOG.log(System.Logger.Level.WARNING, "refused Allocate of {0}: {1}", service.resource().name(), e.getMessage());
-            response.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+            Status status = e instanceof AllocationException.Held ? Status.FAILED_PRECONDITION : Status.INVALID_ARGUMENT;
+            response.onError(status.withDescription(e.getMessage()).asRuntimeException());
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "Allocate of " + service.resource().name() + " failed", e);
             response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());

@@ -10,9 +10,9 @@ import dev.kgpu.kubelet.dra.v1.NodeUnprepareResourceResponse;
 import dev.kgpu.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import dev.kgpu.kubelet.dra.v1.NodeUnprepareResourcesResponse;
 import dev.kgpu.plugin.dra.ClaimPreparer;
-import dev.kgpu.plugin.dra.ClaimRef;
 import dev.kgpu.plugin.dra.ClaimResult;
 import dev.kgpu.plugin.dra.PreparedDevice;
+import dev.kgpu.plugin.node.ClaimRef;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 

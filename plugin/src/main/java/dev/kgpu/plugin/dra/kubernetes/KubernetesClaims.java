@@ -2,8 +2,8 @@ package dev.kgpu.plugin.dra.kubernetes;
 
 import dev.kgpu.plugin.dra.AllocatedDevice;
 import dev.kgpu.plugin.dra.ClaimAllocation;
-import dev.kgpu.plugin.dra.ClaimRef;
 import dev.kgpu.plugin.dra.ClaimSource;
+import dev.kgpu.plugin.node.ClaimRef;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;

@@ -1,8 +1,11 @@
-package dev.kgpu.plugin.dra;
+package dev.kgpu.plugin.node;
 
 import java.util.Objects;
 
-/** A ResourceClaim as the kubelet names it in NodePrepareResources / NodeUnprepareResources. Immutable. */
+/**
+ * A ResourceClaim as the kubelet names it in NodePrepareResources / NodeUnprepareResources, and as the
+ * {@link AllocationLedger} names the claim that holds devices. Immutable.
+ */
 public record ClaimRef(String namespace, String name, String uid) {
 
     public ClaimRef {
