@@ -23,10 +23,10 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
- * NVML opened, and the collection of a counter set built on it: the supervisor's {@link ExporterSupervisor.Node}.
+ * NVML opened, and the collection of a counter set built on it: the supervisor's {@link CollectionHandler.Node}.
  * {@link #use} swaps the counters (SIGHUP) on the same NVML session. Used on the supervisor thread only.
  */
-final class NvmlNode implements ExporterSupervisor.Node {
+final class NvmlNode implements CollectionHandler.Node {
 
     private static final System.Logger LOG = System.getLogger(NvmlNode.class.getName());
 

@@ -180,7 +180,7 @@ class SupervisorTest {
             assertThat(handler.next()).isEqualTo("reload v2");
             supervisor.stop(WAIT);
             assertThat(handler.calls).containsExactly("stop Stopped");
-            assertThat(log.lines()).containsExactly("INFO SIGHUP: reloading the running config");
+            assertThat(log.lines()).containsExactly("FINE SIGHUP: reloading the running config");
         }
     }
 
@@ -202,7 +202,7 @@ class SupervisorTest {
             supervisor.post("still running");
             assertThat(handler.next()).isEqualTo("on still running");
             supervisor.stop(WAIT);
-            assertThat(log.lines()).containsExactly("INFO SIGHUP: reloading the running config",
+            assertThat(log.lines()).containsExactly("FINE SIGHUP: reloading the running config",
                     "SEVERE SIGHUP: keeping the running config: " + rejected.substring("rejected ".length()));
         }
     }
