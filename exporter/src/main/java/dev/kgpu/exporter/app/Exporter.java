@@ -83,7 +83,7 @@ public class Exporter {
                 snapshots::publish, config.interval(), xids, metrics::collection, metrics::nvmlOpenFailed);
         collection = handler;
         Supervisor<CounterSet, CollectionHandler.Event> started = CollectionHandler.start(handler, counters, () -> {
-            CounterSet reloaded = config.rereadCounters();
+            CounterSet reloaded = ExporterConfig.readCounters(config.collectors());
             warnAbout(reloaded);
             return reloaded;
         }, clock);
