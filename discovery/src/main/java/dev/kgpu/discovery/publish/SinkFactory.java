@@ -86,7 +86,7 @@ public final class SinkFactory {
             if (e.getCode() == 404) {
                 return false;
             }
-            throw KubernetesErrors.translate("asking the API server whether it serves " + NodeFeatureSink.API_VERSION, e);
+            throw PublishException.fromApi("asking the API server whether it serves " + NodeFeatureSink.API_VERSION, e);
         }
     }
 
