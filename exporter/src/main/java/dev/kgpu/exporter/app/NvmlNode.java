@@ -103,9 +103,9 @@ final class NvmlNode implements CollectionHandler.Node {
         List<String> without = devices.stream().filter(d -> !gpm(d))
                 .map(d -> d.index() + " (" + d.name() + ")").toList();
         if (!without.isEmpty()) {
-            LOG.log(Level.WARNING, () -> String.format("profiling counters %s come from NVML's GPM, which GPUs %s lack"
+            LOG.log(Level.WARNING, "profiling counters {0} come from NVML''s GPM, which GPUs {1} lack"
                             + " (GPM needs Hopper or later); they have no such series",
-                    profiling.stream().map(Counter::fieldName).collect(Collectors.joining(", ")), String.join(", ", without)));
+                    profiling.stream().map(Counter::fieldName).collect(Collectors.joining(", ")), String.join(", ", without));
         }
     }
 

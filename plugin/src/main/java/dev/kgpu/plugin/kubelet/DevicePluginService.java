@@ -21,6 +21,7 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 
+import java.text.MessageFormat;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -84,7 +85,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
             response.onError(Status.INVALID_ARGUMENT.withDescription(
                     "error getting list of preferred allocation devices: " + e.getMessage()).asRuntimeException());
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "GetPreferredAllocation of " + service.resource().name() + " failed", e);
+            LOG.log(System.Logger.Level.ERROR, MessageFormat.format("GetPreferredAllocation of {0} failed", service.resource().name()), e);
             response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
         }
     }
@@ -102,7 +103,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
             LOG.log(System.Logger.Level.WARNING, "refused Allocate of {0}: {1}", service.resource().name(), e.getMessage());
             response.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "Allocate of " + service.resource().name() + " failed", e);
+            LOG.log(System.Logger.Level.ERROR, MessageFormat.format("Allocate of {0} failed", service.resource().name()), e);
             response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
         }
     }
