@@ -73,7 +73,7 @@ for gpus in "${sizes[@]}"; do
   sock="$out/kubelet-$gpus.sock"
   rm -f "$sock"
   KGPU_NVML_LIBRARY="$lib" MOCK_NVML_PROFILE="$profile" "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$cp" \
-      dev.kgpu.sim.podresources.FakePodResourcesServer "$sock" --every-gpu > "$out/kubelet-$gpus.log" 2>&1 &
+      dev.kgpu.sim.podresources.FakePodResourcesServer --socket="$sock" --every-gpu > "$out/kubelet-$gpus.log" 2>&1 &
   kubelet=$!; pids+=("$kubelet")
   for _ in $(seq 1 100); do [ -S "$sock" ] && grep -q serving "$out/kubelet-$gpus.log" && break; sleep 0.2; done
 

@@ -1,5 +1,6 @@
 package dev.kgpu.discovery;
 
+import dev.kgpu.agent.Launch;
 import dev.kgpu.agent.Startup;
 import dev.kgpu.agent.settings.ConfigLoader;
 import dev.kgpu.discovery.run.Discovery;
@@ -25,48 +26,30 @@ public class DiscoveryMain implements QuarkusApplication {
     /** The binary, in messages. */
     static final String NAME = "kgpu-discovery";
 
-    /** Read by {@link #main} before Quarkus starts; Quarkus then creates this class as a bean, which finds it here. */
-    private static volatile Startup.Run<FeatureDiscoveryConfig> loaded;
+    /** Reads the settings before Quarkus starts and hands them to {@link #run}. */
+    static final Launch<FeatureDiscoveryConfig> LAUNCH = new Launch<>(NAME, FeatureDiscoveryConfig.class,
+            FeatureDiscoveryConfig::load);
 
     @Inject
     Discovery discovery;
 
     public static void main(String... args) {
-        switch (load(args, ConfigLoader::processEnvironment)) {
-            case Startup.Exit<FeatureDiscoveryConfig> exit -> end(exit.print(System.out, System.err));
-            case Startup.Run<FeatureDiscoveryConfig> run -> {
-                loaded = run;
-                if (run.settings().config().flags().gfd().oneshot()) {
-                    System.setProperty("quarkus.http.host-enabled", "false"); // one pass: nothing probes it
-                }
-                Quarkus.run(DiscoveryMain.class, args);
-            }
-        }
-    }
-
-    /**
-     * Ends the process with {@code status} without starting Quarkus: through Quarkus' exit handler, which is
-     * {@code System.exit} in production and records the status under {@code @QuarkusMainTest}.
-     */
-    private static void end(int status) {
-        ApplicationLifecycleManager.getDefaultExitCodeHandler().accept(status, null);
+        LAUNCH.main(args, status -> ApplicationLifecycleManager.getDefaultExitCodeHandler().accept(status, null),
+                config -> {
+                    if (config.config().flags().gfd().oneshot()) {
+                        System.setProperty("quarkus.http.host-enabled", "false"); // one pass: nothing probes it
+                    }
+                    Quarkus.run(DiscoveryMain.class, args);
+                });
     }
 
     /** Reads every setting once: the settings, or the one line and exit status to end with. */
     public static Startup<FeatureDiscoveryConfig> load(String[] args, Function<String, String> environment) {
-        return Startup.load(NAME, () -> FeatureDiscoveryConfig.load(args, environment));
+        return LAUNCH.load(args, environment);
     }
 
     @Override
     public int run(String... args) {
-        Startup<FeatureDiscoveryConfig> start = loaded != null ? loaded
-                : load(args, ConfigLoader::processEnvironment); // dev mode calls run without main
-        return switch (start) {
-            case Startup.Exit<FeatureDiscoveryConfig> exit -> exit.print(System.out, System.err);
-            case Startup.Run<FeatureDiscoveryConfig>(FeatureDiscoveryConfig config) -> {
-                discovery.start(config, FeatureDiscoveryConfig.loader(args, ConfigLoader::processEnvironment));
-                yield discovery.awaitExit();
-            }
-        };
+        return LAUNCH.run(args, ConfigLoader::processEnvironment, discovery::run); // dev mode calls run without main
     }
 }

@@ -1,5 +1,6 @@
 package dev.kgpu.exporter;
 
+import dev.kgpu.agent.Launch;
 import dev.kgpu.agent.Startup;
 import dev.kgpu.agent.settings.ConfigLoader;
 import dev.kgpu.exporter.app.Exporter;
@@ -19,46 +20,38 @@ import java.util.function.Function;
  *   <li>load: {@link #main} reads every flag and variable and the counters file once, before Quarkus
  *       starts, because {@code DCGM_EXPORTER_LISTEN} decides Quarkus' HTTP host and port; a bad setting
  *       stops the process here with one line and exit status 1;</li>
- *   <li>start: {@link #run} hands those settings to {@link Exporter#start}, which opens NVML, collects once
+ *   <li>start: {@link #run} hands those settings to {@link Exporter#run}, which opens NVML, collects once
  *       and starts the supervisor thread that collects at every interval;</li>
  *   <li>wait for SIGTERM or SIGINT;</li>
- *   <li>stop: {@link Exporter#stop} stops the supervisor and closes the kubelet client and NVML.</li>
+ *   <li>stop: Quarkus' shutdown stops the supervisor and closes the kubelet client and NVML
+ *       ({@link Exporter#stop}).</li>
  * </ol>
  */
 @QuarkusMain
 public final class ExporterMain implements QuarkusApplication {
 
-    /** Read in {@link #main}; Quarkus then creates this class as a bean, which finds them here. */
-    private static volatile ExporterConfig settings;
+    /** Reads the settings before Quarkus starts and hands them to {@link #run} and the HTTP server. */
+    static final Launch<ExporterConfig> LAUNCH = new Launch<>(ExporterConfig.NAME, ExporterConfig.class,
+            ExporterConfig::load);
 
     @Inject
     Exporter exporter;
 
     public static void main(String... args) {
-        switch (load(args, ConfigLoader::processEnvironment)) {
-            case Startup.Exit<ExporterConfig> exit ->
-                    ApplicationLifecycleManager.getDefaultExitCodeHandler().accept(exit.print(System.out, System.err), null);
-            case Startup.Run<ExporterConfig>(ExporterConfig read) -> {
-                settings = read;
-                HttpServerSettings.apply(read);
-                Quarkus.run(ExporterMain.class, args);
-            }
-        }
+        LAUNCH.main(args, status -> ApplicationLifecycleManager.getDefaultExitCodeHandler().accept(status, null),
+                config -> {
+                    HttpServerSettings.apply(config);
+                    Quarkus.run(ExporterMain.class, args);
+                });
     }
 
     /** Reads every flag and variable and the counters file: the settings to run with, or the line to end with. */
     public static Startup<ExporterConfig> load(String[] args, Function<String, String> environment) {
-        return Startup.load(ExporterConfig.NAME, () -> ExporterConfig.load(args, environment));
+        return LAUNCH.load(args, environment);
     }
 
     @Override
     public int run(String... args) {
-        exporter.start(settings);
-        try {
-            Quarkus.waitForExit();
-        } finally {
-            exporter.stop();
-        }
-        return 0;
+        return LAUNCH.run(args, ConfigLoader::processEnvironment, exporter::run); // dev mode calls run without main
     }
 }

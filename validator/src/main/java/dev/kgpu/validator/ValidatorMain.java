@@ -1,7 +1,7 @@
 package dev.kgpu.validator;
 
+import dev.kgpu.agent.Launch;
 import dev.kgpu.agent.Startup;
-import dev.kgpu.agent.settings.ConfigLoader;
 import dev.kgpu.config.v1.ConfigJson;
 import dev.kgpu.validator.config.Mode;
 import dev.kgpu.validator.config.ValidatorSettings;
@@ -36,8 +36,9 @@ public class ValidatorMain implements QuarkusApplication {
 
     private static final System.Logger LOG = System.getLogger(ValidatorMain.class.getName());
 
-    /** Read by {@link #main} before Quarkus starts; Quarkus then creates this class as a bean, which finds it here. */
-    private static volatile ValidatorSettings loaded;
+    /** Reads the settings before Quarkus starts and hands them to {@link #run}. */
+    static final Launch<ValidatorSettings> LAUNCH = new Launch<>(ValidatorSettings.NAME, ValidatorSettings.class,
+            ValidatorSettings::load);
 
     /**
      * The image's entry point: {@code wait-for FILE} and {@code remove-ready-files FOLDER} (the chart's gate and
@@ -48,17 +49,14 @@ public class ValidatorMain implements QuarkusApplication {
         OptionalInt status = StatusFileCommands.run(List.of(args), Sleeper.system(), System.out, System.err);
         if (status.isPresent()) {
             end(status.getAsInt());
+            return;
         }
-        switch (load(args, ConfigLoader::processEnvironment)) {
-            case Startup.Exit<ValidatorSettings> exit -> end(exit.print(System.out, System.err));
-            case Startup.Run<ValidatorSettings>(ValidatorSettings settings) -> {
-                loaded = settings;
-                if (settings.mode() == Mode.ONESHOT && !settings.components().contains(Component.METRICS)) {
-                    System.setProperty("quarkus.http.host-enabled", "false"); // an init container: nothing probes it
-                }
-                Quarkus.run(ValidatorMain.class, args);
+        LAUNCH.main(args, ValidatorMain::end, settings -> {
+            if (settings.mode() == Mode.ONESHOT && !settings.components().contains(Component.METRICS)) {
+                System.setProperty("quarkus.http.host-enabled", "false"); // an init container: nothing probes it
             }
-        }
+            Quarkus.run(ValidatorMain.class, args);
+        });
     }
 
     /**
@@ -71,7 +69,7 @@ public class ValidatorMain implements QuarkusApplication {
 
     /** Reads every setting once: the settings, or the one line and exit status to end with. */
     public static Startup<ValidatorSettings> load(String[] args, Function<String, String> environment) {
-        return Startup.load(ValidatorSettings.NAME, () -> ValidatorSettings.load(args, environment));
+        return LAUNCH.load(args, environment);
     }
 
     @Inject
@@ -81,21 +79,15 @@ public class ValidatorMain implements QuarkusApplication {
     ValidationState state;
 
     @Override
-    public int run(String... args) throws Exception {
+    public int run(String... args) {
+        // dev mode and @QuarkusMainTest call run without main: the settings are read then from Quarkus' configuration too
+        return LAUNCH.run(args, ValidatorMain::setting, launched -> validate(launched.settings()));
+    }
+
+    private int validate(ValidatorSettings settings) {
         PrintStream out = System.out;
-        ValidatorSettings settings = loaded;
-        if (settings == null) {
-            // dev mode and @QuarkusMainTest call run without main: read them here, from Quarkus' configuration too
-            switch (load(args, ValidatorMain::setting)) {
-                case Startup.Exit<ValidatorSettings> exit -> {
-                    return exit.print(out, System.err);
-                }
-                case Startup.Run<ValidatorSettings>(ValidatorSettings read) -> settings = read;
-            }
-        }
-        ValidatorSettings running = settings;
-        running.warnings().forEach(warning -> LOG.log(System.Logger.Level.WARNING, warning::toString));
-        LOG.log(System.Logger.Level.INFO, () -> "Running with config:\n" + ConfigJson.toJson(running.describe()));
+        settings.warnings().forEach(warning -> LOG.log(System.Logger.Level.WARNING, warning.toString()));
+        LOG.log(System.Logger.Level.INFO, "Running with config:\n{0}", ConfigJson.toJson(settings.describe()));
         if (settings.components().contains(Component.METRICS)) {
             try (NodeStatusExporter exporter = NodeStatusExporter.start(wiring.nodeStatusMetrics(settings),
                     settings.metricsPort(), NodeStatusExporter.Periods.NVIDIA)) {
@@ -117,16 +109,19 @@ public class ValidatorMain implements QuarkusApplication {
         }
         ValidationPass pass = wiring.pass(settings);
         if (settings.mode() == Mode.ONESHOT) {
-            List<Verdict> verdicts = pass.run(ValidationPass.FilePolicy.REMOVE_FIRST);
+            List<Verdict> verdicts;
+            try {
+                verdicts = pass.run(ValidationPass.FilePolicy.REMOVE_FIRST);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 1;
+            }
             state.record(verdicts);
             verdicts.forEach(verdict -> out.println(verdict.line()));
             return verdicts.stream().allMatch(Verdict::passed) ? 0 : 1;
         }
-        DaemonSupervisor supervisor = wiring.daemon(pass, statusFiles, state, settings.revalidateInterval());
-        supervisor.start();
-        Quarkus.waitForExit();
-        supervisor.close(); // SIGTERM's shutdown closed it already and removed the *-ready files; this waits for that
-        return supervisor.exitStatus();
+        // SIGTERM's shutdown stops it and removes the *-ready files
+        return wiring.daemon(pass, statusFiles, state, settings.revalidateInterval());
     }
 
     /** Settings come from MicroProfile Config: environment variables, system properties, application.properties. */

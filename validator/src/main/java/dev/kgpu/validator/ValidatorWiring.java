@@ -1,5 +1,6 @@
 package dev.kgpu.validator;
 
+import dev.kgpu.agent.Supervisor;
 import dev.kgpu.validator.adapters.DirectoryStatusFiles;
 import dev.kgpu.validator.adapters.KubernetesCluster;
 import dev.kgpu.validator.adapters.NvmlGpuDriver;
@@ -10,7 +11,6 @@ import dev.kgpu.validator.core.Sleeper;
 import dev.kgpu.validator.core.StatusFiles;
 import dev.kgpu.validator.core.ValidationPass;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -30,7 +30,10 @@ public class ValidatorWiring {
     @Inject
     Instance<KubernetesClient> kubernetesClient;
 
-    private volatile DaemonSupervisor daemon;
+    private static final System.Logger LOG = System.getLogger(ValidatorWiring.class.getName());
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
+    private volatile Supervisor<Duration, DaemonHandler.Revalidate> daemon;
 
     public ValidationPass pass(ValidatorSettings settings) {
         return ValidationPlan.build(settings, new NvmlGpuDriver(settings.nvml()), this::cluster, statusFiles(settings),
@@ -48,21 +51,21 @@ public class ValidatorWiring {
     }
 
     /**
-     * Daemon mode's supervisor, closed at shutdown: Quarkus' shutdown hook (SIGTERM) waits for its
-     * {@code *-ready} files to be removed, where the entry point's own close after {@code waitForExit} could be
-     * cut short by the JVM halting. An unexpected error in it ends the process with status 1.
+     * Daemon mode: validates until stopped, at shutdown. Quarkus' shutdown hook (SIGTERM) waits for the
+     * {@code *-ready} files to be removed, where the JVM halting after it could cut a later removal short. Returns
+     * the exit status: 0, or 1 after an unexpected error.
      */
-    public DaemonSupervisor daemon(ValidationPass pass, StatusFiles statusFiles, ValidationState state,
-                                   Duration interval) {
-        DaemonSupervisor supervisor = new DaemonSupervisor(pass, statusFiles, state, interval, () -> Quarkus.asyncExit(1));
+    public int daemon(ValidationPass pass, StatusFiles statusFiles, ValidationState state, Duration interval) {
+        Supervisor<Duration, DaemonHandler.Revalidate> supervisor = DaemonHandler.start(
+                new DaemonHandler(pass, statusFiles, state), interval);
         daemon = supervisor;
-        return supervisor;
+        return supervisor.awaitExit();
     }
 
-    void onShutdown(@Observes ShutdownEvent event) throws InterruptedException {
-        DaemonSupervisor running = daemon;
-        if (running != null) {
-            running.close();
+    void onShutdown(@Observes ShutdownEvent event) {
+        Supervisor<Duration, DaemonHandler.Revalidate> running = daemon;
+        if (running != null && !running.stop(STOP_TIMEOUT)) {
+            LOG.log(System.Logger.Level.WARNING, "the validation supervisor did not stop within {0}", STOP_TIMEOUT);
         }
     }
 

@@ -65,7 +65,7 @@ public final class NodeSnapshotReader {
     private VgpuScan vgpu() {
         VgpuScan scan = sysfs.scanVgpu();
         if (scan instanceof VgpuScan.Unreadable(String reason)) {
-            LOG.log(Level.DEBUG, () -> String.format("no vGPU labels: %s", reason));
+            LOG.log(Level.DEBUG, "no vGPU labels: {0}", reason);
         }
         return scan;
     }
@@ -75,8 +75,7 @@ public final class NodeSnapshotReader {
         try {
             memoryMiB = device.memory().totalMiB();
         } catch (NvmlException e) {
-            LOG.log(Level.WARNING, () -> String.format("ignoring the memory of GPU %d: %s",
-                    device.index(), e.getMessage()));
+            LOG.log(Level.WARNING, "ignoring the memory of GPU {0,number,#}: {1}", device.index(), e.getMessage());
             memoryMiB = 0;
         }
         Optional<MigMode> mig = device.migMode();

@@ -92,7 +92,7 @@ public final class FeatureFileSink implements LabelSink {
                 try {
                     Files.deleteIfExists(temporary);
                 } catch (IOException e) {
-                    LOG.log(Level.WARNING, "could not remove temporary file " + temporary + ": " + e);
+                    LOG.log(Level.WARNING, "could not remove temporary file {0}: {1}", temporary, e);
                 }
             }
         }
@@ -130,7 +130,7 @@ public final class FeatureFileSink implements LabelSink {
         try {
             Files.deleteIfExists(file);
         } catch (IOException e) {
-            LOG.log(Level.WARNING, () -> String.format("could not remove feature file %s: %s", file, e));
+            LOG.log(Level.WARNING, "could not remove feature file {0}: {1}", file, e);
         }
     }
 }

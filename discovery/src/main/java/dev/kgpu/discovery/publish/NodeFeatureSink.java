@@ -86,7 +86,7 @@ public final class NodeFeatureSink implements LabelSink {
             object().patch(PatchContext.of(PatchType.JSON), patch.toString());
             return Outcome.WROTE;
         } catch (KubernetesClientException e) {
-            throw KubernetesErrors.translate(what, e);
+            throw PublishException.fromApi(what, e);
         }
     }
 

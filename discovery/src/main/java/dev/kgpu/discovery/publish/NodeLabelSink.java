@@ -108,7 +108,7 @@ public final class NodeLabelSink implements LabelSink {
         try {
             theNode().patch(PatchContext.of(PatchType.JSON), patch.toString());
         } catch (KubernetesClientException e) {
-            throw KubernetesErrors.translate("patching the labels of Node " + nodeName, e);
+            throw PublishException.fromApi("patching the labels of Node " + nodeName, e);
         }
         return Outcome.WROTE;
     }
@@ -122,7 +122,7 @@ public final class NodeLabelSink implements LabelSink {
         try {
             node = theNode().get();
         } catch (KubernetesClientException e) {
-            throw KubernetesErrors.translate("reading Node " + nodeName, e);
+            throw PublishException.fromApi("reading Node " + nodeName, e);
         }
         if (node == null || node.getMetadata() == null) {
             throw new PublishException.ApiRefused("reading Node " + nodeName, 404, "no such Node; NODE_NAME must name this node", null);

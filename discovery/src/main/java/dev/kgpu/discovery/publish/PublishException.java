@@ -1,5 +1,8 @@
 package dev.kgpu.discovery.publish;
 
+import dev.kgpu.agent.kubernetes.KubernetesError;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+
 /**
  * A sink could not publish. The supervisor keeps the labels published before and retries with backoff.
  */
@@ -7,6 +10,14 @@ public abstract sealed class PublishException extends Exception {
 
     PublishException(String message, Throwable cause) {
         super(message, cause);
+    }
+
+    /** fabric8's failure while doing {@code what}: refused with a status, or no answer ({@link KubernetesError}). */
+    static PublishException fromApi(String what, KubernetesClientException e) {
+        return switch (KubernetesError.of(e)) {
+            case KubernetesError.Refused(int code, String detail) -> new ApiRefused(what, code, detail, e);
+            case KubernetesError.Unreachable unreachable -> new ApiUnreachable(what, unreachable.cause());
+        };
     }
 
     /**

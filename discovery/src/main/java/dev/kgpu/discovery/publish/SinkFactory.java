@@ -63,9 +63,9 @@ public final class SinkFactory {
             return kind;
         }
         boolean served = nodeFeatureServed();
-        LOG.log(Level.INFO, () -> String.format("the API server %s NodeFeature (%s); publishing labels to the %s",
+        LOG.log(Level.INFO, "the API server {0} NodeFeature ({1}); publishing labels to the {2}",
                 served ? "serves" : "does not serve", NodeFeatureSink.API_VERSION,
-                served ? "NodeFeature object" : "Node object"));
+                served ? "NodeFeature object" : "Node object");
         return kind.settled(served);
     }
 
@@ -86,7 +86,7 @@ public final class SinkFactory {
             if (e.getCode() == 404) {
                 return false;
             }
-            throw KubernetesErrors.translate("asking the API server whether it serves " + NodeFeatureSink.API_VERSION, e);
+            throw PublishException.fromApi("asking the API server whether it serves " + NodeFeatureSink.API_VERSION, e);
         }
     }
 
@@ -116,8 +116,8 @@ public final class SinkFactory {
                             .withController(true)
                             .build());
         } catch (KubernetesClientException e) {
-            LOG.log(Level.WARNING, () -> String.format("the NodeFeature gets no owner: reading pod %s/%s failed: %s",
-                    namespace, podName.get(), e.getMessage()));
+            LOG.log(Level.WARNING, "the NodeFeature gets no owner: reading pod {0}/{1} failed: {2}",
+                    namespace, podName.get(), e.getMessage());
             return Optional.empty();
         }
     }

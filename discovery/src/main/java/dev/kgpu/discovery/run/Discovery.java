@@ -1,8 +1,8 @@
 package dev.kgpu.discovery.run;
 
-import dev.kgpu.agent.HangupSignal;
-import dev.kgpu.agent.settings.ConfigLoader;
-import dev.kgpu.agent.settings.Reload;
+import dev.kgpu.agent.Launch;
+import dev.kgpu.agent.Supervisor;
+import dev.kgpu.config.ConfigWarning;
 import dev.kgpu.discovery.publish.SinkFactory;
 import dev.kgpu.discovery.settings.FeatureDiscoveryConfig;
 import dev.kgpu.nvml.Nvml;
@@ -16,8 +16,8 @@ import java.time.Duration;
 import java.time.InstantSource;
 
 /**
- * Builds the supervisor from the loaded configuration, relays SIGHUP to it and stops it when Quarkus
- * shuts down (SIGTERM).
+ * Starts discovery's supervisor ({@link DiscoveryHandler}) with the configuration the entry point read, waits for
+ * it to end, and stops it when Quarkus shuts down (SIGTERM).
  */
 @Singleton
 public class Discovery {
@@ -34,41 +34,36 @@ public class Discovery {
     @Inject
     InstantSource clock;
 
-    private volatile DiscoverySupervisor supervisor;
+    private volatile Supervisor<DiscoverySettings, DiscoveryHandler.Due> supervisor;
 
     /**
-     * Starts labelling with {@code config}, read once by the entry point; SIGHUP re-reads the config file
-     * through {@code loader} (the same path as at start) and relabels.
+     * Labels with the configuration read once by the entry point until discovery ends; SIGHUP re-reads it
+     * the same way ({@link Launch.Launched#reload}) and relabels. Returns the exit status.
      */
-    public void start(FeatureDiscoveryConfig config, ConfigLoader<FeatureDiscoveryConfig> loader) {
-        config.warnings().forEach(warning -> LOG.log(Level.WARNING, () -> String.valueOf(warning)));
-        LOG.log(Level.INFO, () -> String.format("Running with config:%n%s", config.toJson()));
+    public int run(Launch.Launched<FeatureDiscoveryConfig> launched) {
+        FeatureDiscoveryConfig config = launched.settings();
+        logRunning(config);
         LabelingPass pass = new LabelingPass(() -> Nvml.open(config.nvml()), LabelingPass.Sinks.of(sinkFactory), clock);
-        supervisor = new DiscoverySupervisor(pass, status, () -> switch (loader.reload()) {
-            case Reload.Loaded<FeatureDiscoveryConfig>(FeatureDiscoveryConfig reloaded) -> {
-                reloaded.warnings().forEach(warning -> LOG.log(Level.WARNING, () -> String.valueOf(warning)));
-                LOG.log(Level.INFO, () -> String.format("Running with config:%n%s", reloaded.toJson()));
-                yield ConfigMapping.settings(reloaded);
-            }
-            case Reload.Rejected<FeatureDiscoveryConfig> rejected -> throw new IllegalArgumentException(rejected.message());
-        }, clock);
-        HangupSignal.relayTo(supervisor::relabel);
-        supervisor.start(ConfigMapping.settings(config));
+        Supervisor<DiscoverySettings, DiscoveryHandler.Due> started = DiscoveryHandler.start(pass, status, () -> {
+            FeatureDiscoveryConfig reloaded = launched.reload().get();
+            logRunning(reloaded);
+            return ConfigMapping.settings(reloaded);
+        }, clock, ConfigMapping.settings(config));
+        supervisor = started;
+        return started.awaitExit();
     }
 
-    /** Blocks until the supervisor stops; its exit code. */
-    public int awaitExit() {
-        return supervisor.awaitExit();
+    private static void logRunning(FeatureDiscoveryConfig config) {
+        for (ConfigWarning warning : config.warnings()) {
+            LOG.log(Level.WARNING, warning.toString());
+        }
+        LOG.log(Level.INFO, "Running with config:\n{0}", config.toJson());
     }
 
-    void onShutdown(@Observes ShutdownEvent event) throws InterruptedException {
-        DiscoverySupervisor running = supervisor;
-        if (running != null) {
-            running.stop();
-            if (running.awaitExit(STOP_TIMEOUT) < 0) {
-                LOG.log(Level.WARNING, () -> String.format("the discovery supervisor did not stop within %s",
-                        STOP_TIMEOUT));
-            }
+    void onShutdown(@Observes ShutdownEvent event) {
+        Supervisor<DiscoverySettings, DiscoveryHandler.Due> running = supervisor;
+        if (running != null && !running.stop(STOP_TIMEOUT)) {
+            LOG.log(Level.WARNING, "the discovery supervisor did not stop within {0}", STOP_TIMEOUT);
         }
     }
 }

@@ -66,8 +66,7 @@ public final class LabelingPass implements AutoCloseable {
     public PassResult run(DiscoverySettings settings) {
         MachineType.Reading machine = MachineType.read(settings.machineTypeFile());
         if (!machine.problem().equals(machineTypeProblem)) {
-            machine.problem().ifPresent(problem -> LOG.log(Level.WARNING, () -> String.format(
-                    "%s; labelling gpu.machine=unknown", problem)));
+            machine.problem().ifPresent(problem -> LOG.log(Level.WARNING, "{0}; labelling gpu.machine=unknown", problem));
             machineTypeProblem = machine.problem();
         }
         String machineType = machine.name();
@@ -114,7 +113,7 @@ public final class LabelingPass implements AutoCloseable {
             try {
                 return reader.read(nvml, machineType);
             } catch (NvmlException e) {
-                LOG.log(Level.DEBUG, () -> String.format("reopening NVML after: %s", e.getMessage()));
+                LOG.log(Level.DEBUG, "reopening NVML after: {0}", e.getMessage());
                 closeNvml();
             }
         }
@@ -132,8 +131,8 @@ public final class LabelingPass implements AutoCloseable {
         if (models.size() > 1 && !models.equals(loggedModels)) {
             String labelled = node.gpus().stream().filter(gpu -> !gpu.migEnabled()).findFirst()
                     .orElse(node.gpus().getFirst()).name();
-            LOG.log(Level.WARNING, () -> String.format("several GPU models on this node %s: the gpu.* labels describe %s"
-                    + " (the lowest-indexed GPU with MIG disabled)", models, labelled));
+            LOG.log(Level.WARNING, "several GPU models on this node {0}: the gpu.* labels describe {1}"
+                    + " (the lowest-indexed GPU with MIG disabled)", models, labelled);
         }
         loggedModels = models;
     }
@@ -148,7 +147,7 @@ public final class LabelingPass implements AutoCloseable {
             try {
                 nvml.close();
             } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, () -> String.format("closing NVML after a failure: %s", e.getMessage()));
+                LOG.log(Level.DEBUG, "closing NVML after a failure: {0}", e.getMessage());
             }
             nvml = null;
         }

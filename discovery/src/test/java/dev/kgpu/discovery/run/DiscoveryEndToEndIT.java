@@ -1,6 +1,7 @@
 package dev.kgpu.discovery.run;
 
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.agent.Supervisor;
 import dev.kgpu.config.v1.MigStrategy;
 import dev.kgpu.discovery.labels.ExpectedLabels;
 import dev.kgpu.discovery.labels.LabelSettings;
@@ -59,7 +60,7 @@ class DiscoveryEndToEndIT {
     PassStatus status;
 
     MockNvml mock = MockNvml.load();
-    DiscoverySupervisor supervisor;
+    Supervisor<DiscoverySettings, DiscoveryHandler.Due> supervisor;
 
     @BeforeEach
     void nodeWithForeignLabels() {
@@ -73,8 +74,8 @@ class DiscoveryEndToEndIT {
     @AfterEach
     void stop() throws InterruptedException {
         if (supervisor != null) {
-            supervisor.stop();
-            assertThat(supervisor.awaitExit(Duration.ofSeconds(20))).isZero();
+            supervisor.stop(Duration.ofSeconds(20));
+            assertThat(supervisor.awaitExit(Duration.ofSeconds(20))).hasValue(0);
         }
         mock.reset();
     }
@@ -109,10 +110,8 @@ class DiscoveryEndToEndIT {
     @Test
     void labelsTheNodeFollowsAMigReconfigurationAndWritesNothingWhenSteady() throws Exception {
         mock.useProfile("mig-mixed");
-        supervisor = new DiscoverySupervisor(new LabelingPass(Nvml::open, LabelingPass.Sinks.of(sinkFactory), CLOCK), status,
-                () -> settings(MigStrategy.MIXED), CLOCK);
-
-        supervisor.start(settings(MigStrategy.MIXED));
+        supervisor = DiscoveryHandler.start(new LabelingPass(Nvml::open, LabelingPass.Sinks.of(sinkFactory), CLOCK), status,
+                () -> settings(MigStrategy.MIXED), CLOCK, settings(MigStrategy.MIXED));
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                 assertThat(gpuLabels()).containsExactlyEntriesOf(expectedWithoutSysfs("mig-mixed-mixed")));
@@ -122,14 +121,14 @@ class DiscoveryEndToEndIT {
         // so await that, then count what it asked of the API server.
         int before = server.getKubernetesMockServer().getRequestCount();
         PassStatus.Snapshot previous = status.current();
-        supervisor.relabel();
+        supervisor.reload();
         await().atMost(Duration.ofSeconds(20)).until(() -> status.current() != previous);
         assertThat(server.getKubernetesMockServer().getRequestCount()).isEqualTo(before + 1);
         assertThat(server.getLastRequest().getMethod()).isEqualTo("GET");
 
         // the GPUs are reconfigured: MIG off everywhere; the mig-* labels no longer hold and go
         mock.useProfile("dgx-a100");
-        supervisor.relabel();
+        supervisor.reload();
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             Map<String, String> expected = expectedWithoutSysfs("dgx-a100-mixed");
             assertThat(gpuLabels()).containsExactlyEntriesOf(expected);
@@ -146,10 +145,8 @@ class DiscoveryEndToEndIT {
         mock.useProfile("rtx3060");
         mock.failNext("nvmlInit_v2", dev.kgpu.nvml.NvmlReturnCode.ERROR_DRIVER_NOT_LOADED, -1);
         DiscoverySettings tolerant = builder(MigStrategy.NONE).node(Optional.empty(), Path.of("/nonexistent-sysfs"), false).build();
-        supervisor = new DiscoverySupervisor(new LabelingPass(Nvml::open, LabelingPass.Sinks.of(sinkFactory), CLOCK), status,
-                () -> tolerant, CLOCK);
-
-        supervisor.start(tolerant);
+        supervisor = DiscoveryHandler.start(new LabelingPass(Nvml::open, LabelingPass.Sinks.of(sinkFactory), CLOCK), status,
+                () -> tolerant, CLOCK, tolerant);
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                 assertThat(gpuLabels()).containsExactlyInAnyOrderEntriesOf(Map.of(Labels.TIMESTAMP, "1700000000")));

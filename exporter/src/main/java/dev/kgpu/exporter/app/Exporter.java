@@ -1,6 +1,7 @@
 package dev.kgpu.exporter.app;
 
-import dev.kgpu.agent.HangupSignal;
+import dev.kgpu.agent.Launch;
+import dev.kgpu.agent.Supervisor;
 import dev.kgpu.config.v1.ConfigJson;
 import dev.kgpu.exporter.collector.XidHistory;
 import dev.kgpu.exporter.config.ExporterConfig;
@@ -10,7 +11,9 @@ import dev.kgpu.exporter.exposition.ExpositionRenderer;
 import dev.kgpu.exporter.podresources.PodResourcesClient;
 import dev.kgpu.exporter.pods.PodAttributionTracker;
 import dev.kgpu.nvml.Nvml;
+import io.quarkus.runtime.ShutdownEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
 import java.lang.System.Logger.Level;
@@ -24,14 +27,15 @@ import java.util.stream.Collectors;
 
 /**
  * The exporter's running parts. {@link #start} takes the settings read once by the entry point, dials the
- * kubelet when Kubernetes mode is on and starts the supervisor, which opens NVML (retrying while it is not
- * there), collects at every interval and re-reads the counters file on SIGHUP; {@link #stop} stops the
- * supervisor (which closes NVML) and closes the kubelet client.
+ * kubelet when Kubernetes mode is on and starts the supervisor ({@link CollectionHandler}), which opens NVML
+ * (retrying while it is not there), collects at every interval and re-reads the counters file on SIGHUP;
+ * {@link #stop} (at Quarkus' shutdown) stops the supervisor (which closes NVML) and closes the kubelet client.
  */
 @ApplicationScoped
 public class Exporter {
 
     private static final System.Logger LOG = System.getLogger(Exporter.class.getName());
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
 
     @Inject
     SnapshotHolder snapshots;
@@ -39,8 +43,16 @@ public class Exporter {
     ExporterMetrics metrics;
 
     private PodResourcesClient podResources;
-    private volatile ExporterSupervisor supervisor;
+    private volatile Supervisor<CounterSet, CollectionHandler.Event> supervisor;
+    private volatile CollectionHandler collection;
     private volatile ExporterConfig settings;
+
+    /** Collects with the settings the entry point read until the exporter stops; the exit status. */
+    public int run(Launch.Launched<ExporterConfig> launched) {
+        start(launched.settings());
+        Supervisor<CounterSet, CollectionHandler.Event> running = supervisor;
+        return running == null ? 0 : running.awaitExit(); // null: shut down already
+    }
 
     /**
      * Starts collecting with {@code config}. When NVML opens, the first collection is served when this
@@ -49,10 +61,9 @@ public class Exporter {
     public synchronized void start(ExporterConfig config) {
         settings = config;
         CounterSet counters = config.counters();
-        LOG.log(Level.INFO, () -> String.format("Running with config:%n%s", ConfigJson.toJson(config.describe())));
-        config.collectors().builtIn().ifPresent(builtIn -> LOG.log(Level.INFO, () -> String.format(
-                "%s does not exist; using the built-in %s",
-                config.collectors().path(), builtIn)));
+        LOG.log(Level.INFO, "Running with config:\n{0}", ConfigJson.toJson(config.describe()));
+        config.collectors().builtIn().ifPresent(builtIn -> LOG.log(Level.INFO, "{0} does not exist; using the built-in"
+                + " {1}", config.collectors().path(), builtIn));
         warnAbout(counters);
 
         InstantSource clock = Clock.systemUTC();
@@ -68,24 +79,32 @@ public class Exporter {
                 config.useOldNamespace());
         NvmlNode.Parts parts = new NvmlNode.Parts(xids, config.xidCountWindow(), config.clockEventsCountWindow(), pods,
                 renderer, metrics::nvmlError, clock);
-        supervisor = new ExporterSupervisor(set -> NvmlNode.open(() -> Nvml.open(config.nvml()), parts, set), counters,
-                () -> {
-                    CounterSet reloaded = config.rereadCounters();
-                    warnAbout(reloaded);
-                    return reloaded;
-                }, snapshots::publish, config.interval(), clock, xids, metrics::collection, metrics::nvmlOpenFailed);
-        supervisor.start();
-        HangupSignal.relayTo(supervisor::reload);
-        if (supervisor.lastSuccess() != null) {
-            LOG.log(Level.INFO, () -> String.format("serving %d series on /metrics, collecting every %d ms",
-                    snapshots.current().seriesCount(), config.interval().toMillis()));
+        CollectionHandler handler = new CollectionHandler(set -> NvmlNode.open(() -> Nvml.open(config.nvml()), parts, set),
+                snapshots::publish, config.interval(), xids, metrics::collection, metrics::nvmlOpenFailed);
+        collection = handler;
+        Supervisor<CounterSet, CollectionHandler.Event> started = CollectionHandler.start(handler, counters, () -> {
+            CounterSet reloaded = ExporterConfig.readCounters(config.collectors());
+            warnAbout(reloaded);
+            return reloaded;
+        }, clock);
+        supervisor = started;
+        if (handler.lastSuccess() != null) {
+            LOG.log(Level.INFO, "serving {0,number,#} series on /metrics, collecting every {1,number,#} ms",
+                    snapshots.current().seriesCount(), config.interval().toMillis());
         }
+    }
+
+    /** SIGTERM: Quarkus shuts down while the entry point waits in {@link #run}, which then returns. */
+    void onShutdown(@Observes ShutdownEvent event) {
+        stop();
     }
 
     /** Stops collecting and closes what {@link #start} opened; does nothing the second time. */
     public synchronized void stop() {
         if (supervisor != null) {
-            supervisor.close();
+            if (!supervisor.stop(STOP_TIMEOUT)) {
+                LOG.log(Level.WARNING, "the exporter''s supervisor did not stop within {0}", STOP_TIMEOUT);
+            }
             supervisor = null;
         }
         if (podResources != null) {
@@ -96,9 +115,10 @@ public class Exporter {
 
     /** Readiness: collections still run and the last one succeeded less than three intervals ago. */
     public boolean healthy() {
-        ExporterSupervisor running = supervisor;
-        return running != null && running.running() && running.lastSuccess() != null
-                && Duration.between(running.lastSuccess(), Instant.now())
+        Supervisor<CounterSet, CollectionHandler.Event> running = supervisor;
+        CollectionHandler handler = collection;
+        return running != null && running.running() && handler.lastSuccess() != null
+                && Duration.between(handler.lastSuccess(), Instant.now())
                 .compareTo(settings.interval().multipliedBy(3)) < 0;
     }
 
@@ -108,9 +128,10 @@ public class Exporter {
      * Without NVML the exporter is alive (it retries) but not ready.
      */
     public boolean alive() {
-        ExporterSupervisor running = supervisor;
+        Supervisor<CounterSet, CollectionHandler.Event> running = supervisor;
+        CollectionHandler handler = collection;
         return running != null && running.running()
-                && running.stuckFor(Instant.now()).compareTo(stuckAfter(settings.interval())) <= 0;
+                && handler.stuckFor(Instant.now()).compareTo(stuckAfter(settings.interval())) <= 0;
     }
 
     /** Five intervals, and at least 30 s, so a slow collection on a loaded node is not taken for a hung one. */
@@ -120,15 +141,15 @@ public class Exporter {
 
     private static void warnAbout(CounterSet counters) {
         if (!counters.duplicates().isEmpty()) {
-            LOG.log(Level.WARNING, () -> String.format("counters file %s names these counters again; only their first"
-                    + " row is served: %s", counters.source(), counters.duplicates().stream()
-                    .map(d -> d.counter().fieldName() + " (line " + d.counter().line() + ", first on line " + d.firstLine() + ")")
-                    .collect(Collectors.joining(", "))));
+            LOG.log(Level.WARNING, "counters file {0} names these counters again; only their first row is served: {1}",
+                    counters.source(), counters.duplicates().stream()
+                            .map(d -> d.counter().fieldName() + " (line " + d.counter().line() + ", first on line "
+                                    + d.firstLine() + ")")
+                            .collect(Collectors.joining(", ")));
         }
         if (!counters.notServed().isEmpty()) {
-            LOG.log(Level.WARNING, () -> String.format("kgpu cannot read these counters from NVML and skips them: %s",
-                    counters.notServed().stream()
-                    .map(Counter::fieldName).collect(Collectors.joining(", "))));
+            LOG.log(Level.WARNING, "kgpu cannot read these counters from NVML and skips them: {0}",
+                    counters.notServed().stream().map(Counter::fieldName).collect(Collectors.joining(", ")));
         }
     }
 

@@ -23,10 +23,10 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
- * NVML opened, and the collection of a counter set built on it: the supervisor's {@link ExporterSupervisor.Node}.
+ * NVML opened, and the collection of a counter set built on it: the supervisor's {@link CollectionHandler.Node}.
  * {@link #use} swaps the counters (SIGHUP) on the same NVML session. Used on the supervisor thread only.
  */
-final class NvmlNode implements ExporterSupervisor.Node {
+final class NvmlNode implements CollectionHandler.Node {
 
     private static final System.Logger LOG = System.getLogger(NvmlNode.class.getName());
 
@@ -103,9 +103,9 @@ final class NvmlNode implements ExporterSupervisor.Node {
         List<String> without = devices.stream().filter(d -> !gpm(d))
                 .map(d -> d.index() + " (" + d.name() + ")").toList();
         if (!without.isEmpty()) {
-            LOG.log(Level.WARNING, () -> String.format("profiling counters %s come from NVML's GPM, which GPUs %s lack"
+            LOG.log(Level.WARNING, "profiling counters {0} come from NVML''s GPM, which GPUs {1} lack"
                             + " (GPM needs Hopper or later); they have no such series",
-                    profiling.stream().map(Counter::fieldName).collect(Collectors.joining(", ")), String.join(", ", without)));
+                    profiling.stream().map(Counter::fieldName).collect(Collectors.joining(", ")), String.join(", ", without));
         }
     }
 

@@ -300,12 +300,13 @@ public record ExporterConfig(
     }
 
     /**
-     * Reads the counters file again, as at start (SIGHUP).
+     * Reads the counters file {@code collectors} names again, as at start (SIGHUP). A static function, not a method
+     * of the settings: the settings hold what was read, reading again is the caller's I/O.
      *
      * @throws InvalidConfigException naming the file, line and content of the first bad row, or why the file
      *                                cannot be read
      */
-    public CounterSet rereadCounters() {
+    public static CounterSet readCounters(CollectorsFile collectors) {
         try {
             return collectors.builtIn().isPresent() ? CountersFile.readBuiltIn(collectors.builtIn().get())
                     : CountersFile.read(collectors.path());

@@ -1,5 +1,6 @@
 package dev.kgpu.exporter.http;
 
+import dev.kgpu.agent.Launch;
 import dev.kgpu.exporter.config.ExporterConfig;
 import dev.kgpu.exporter.web.WebConfig;
 
@@ -20,14 +21,14 @@ public final class HttpServerSettings {
     /** The named TLS configuration of Quarkus' TLS registry that the HTTP server uses. */
     static final String TLS_NAME = "exporter";
 
-    private static volatile Optional<WebConfig> web = Optional.empty();
-
     private HttpServerSettings() {
     }
 
-    /** Applies {@code config}'s address, TLS and web config to the HTTP server Quarkus is about to start. */
+    /**
+     * Applies {@code config}'s address and TLS to the HTTP server Quarkus is about to start; the web config's checks
+     * are read by the server's beans from the settings the entry point hands to Quarkus ({@link #web}).
+     */
     public static void apply(ExporterConfig config) {
-        web = config.web();
         properties(config).forEach((name, value) -> {
             // the certificate check period may be given as -D (tests shorten it); the rest is the settings'
             if (!name.endsWith(".reload-period") || System.getProperty(name) == null) {
@@ -36,9 +37,12 @@ public final class HttpServerSettings {
         });
     }
 
-    /** The web config {@link #apply} was given; empty before, and in tests that start Quarkus themselves. */
+    /**
+     * The web config of the settings the entry point read ({@link Launch#bound}), read while Quarkus starts the HTTP
+     * server on the entry point's thread; empty in tests that start Quarkus themselves.
+     */
     static Optional<WebConfig> web() {
-        return web;
+        return Launch.bound(ExporterConfig.class).flatMap(ExporterConfig::web);
     }
 
     /** Quarkus' configuration properties for {@code config}'s HTTP server. */

@@ -220,7 +220,7 @@ public final class NodeSampleReader implements AutoCloseable {
             try {
                 sampler.close();
             } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, () -> String.format("closing a GPM sampler failed: %s", e.getMessage()));
+                LOG.log(Level.DEBUG, "closing a GPM sampler failed: {0}", e.getMessage());
             }
         }
         samplers.clear();

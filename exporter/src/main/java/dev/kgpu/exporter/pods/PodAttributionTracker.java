@@ -80,10 +80,9 @@ public final class PodAttributionTracker {
             }
             if (!failing) {
                 failing = true;
-                LOG.log(Level.WARNING, () -> String.format(
-                        "could not list the kubelet's pod resources (%s); %s until it answers again",
+                LOG.log(Level.WARNING, "could not list the kubelet''s pod resources ({0}); {1} until it answers again",
                         e.getMessage(), currentSince == null ? "series carry no pod labels"
-                                : "keeping the pod labels listed at " + currentSince));
+                                : "keeping the pod labels listed at " + currentSince);
             }
             outcomes.accept(outcome);
         }

@@ -467,7 +467,7 @@ public final class Supervisor<S, E> {
     }
 
     private void reloadNow() {
-        LOG.log(Level.INFO, "SIGHUP: reloading {0}", running);
+        LOG.log(Level.DEBUG, "SIGHUP: reloading {0}", running); // the handler says what it applied, the engine what it kept
         S candidate;
         try {
             candidate = Objects.requireNonNull(loader.get(), "the loader returned null");

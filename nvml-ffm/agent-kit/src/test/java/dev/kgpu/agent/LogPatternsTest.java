@@ -43,7 +43,6 @@ class LogPatternsTest {
                         LOG.log(Level.WARNING, "it's '{0}' with no parameters");
                         LOG.log(Level.WARNING, "failed", e);
                         LOG.log(Level.INFO, "listening on :{0,number,#}/metrics, {1,number} series", 9400, 1234567);
-                        LOG.log(Level.WARNING, () -> "it's %s".formatted(a));
                     }
                 }
                 """);
@@ -68,5 +67,38 @@ class LogPatternsTest {
         assertThat(LogPatterns.problems(dir)).containsExactly(
                 "Retries.java:4: 'NVML is not available (%s)' has a printf placeholder, which System.Logger prints as is",
                 "Retries.java:5: 'NVML isn't available ({0})' never prints {0}: a single quote hides it (write two: '')");
+    }
+
+    @Test
+    void findsMessagesBuiltWithStringFormatOrPlusInASupplierOrNot(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("Styles.java"), """
+                class Styles {
+                    void f(String a, int n, Exception e, Warning warning) {
+                        LOG.log(Level.WARNING, () -> String.format("the file %s is gone", a));
+                        LOG.log(Level.WARNING, () -> "it's %s".formatted(a));
+                        LOG.log(Level.INFO, () -> "Running with config:\\n" + a);
+                        LOG.log(Level.ERROR, "handling " + a + " failed", e);
+                        LOG.log(Level.ERROR, String.format("%d GPUs", n));
+                        LOG.log(Level.ERROR, MessageFormat.format("handling {0} failed", a), e);
+                        LOG.log(Level.WARNING, "the file {0} is gone, " + "it''s {1}", a, n);
+                        LOG.log(Level.WARNING, warning.toString());
+                        LOG.log(Level.WARNING, warning::toString);
+                        LOG.log(Level.WARNING, () -> String.valueOf(warning));
+                        LOG.log(Level.INFO, "{0} + {1}", a, f(a + "x"));
+                    }
+                }
+                """);
+
+        assertThat(LogPatterns.problems(dir)).containsExactly(
+                "Styles.java:3: '() -> String.format(\"the file %s is gone\", a)' builds its message in a supplier:"
+                        + " write a MessageFormat pattern and its parameters, LOG.log(level, \"... {0}\", value)",
+                "Styles.java:4: '() -> \"it's %s\".formatted(a)' builds its message in a supplier: write a MessageFormat"
+                        + " pattern and its parameters, LOG.log(level, \"... {0}\", value)",
+                "Styles.java:5: '() -> \"Running with config:\\n\" + a' builds its message in a supplier: write a"
+                        + " MessageFormat pattern and its parameters, LOG.log(level, \"... {0}\", value)",
+                "Styles.java:6: '\"handling \" + a + \" failed\"' builds its message with String.format or +: write a"
+                        + " MessageFormat pattern and its parameters (with a Throwable: MessageFormat.format(pattern, ...))",
+                "Styles.java:7: 'String.format(\"%d GPUs\", n)' builds its message with String.format or +: write a"
+                        + " MessageFormat pattern and its parameters (with a Throwable: MessageFormat.format(pattern, ...))");
     }
 }

@@ -62,8 +62,8 @@ public final class CdiSpecPublisher {
             LOG.log(System.Logger.Level.INFO, "wrote the CDI spec {0}: {1} devices of {2}, driver {3}", file,
                     spec.devices().size(), spec.kind(), version);
         } catch (CdiException e) {
-            LOG.log(System.Logger.Level.ERROR, "could not write the CDI spec for " + cdi.generator().kind() + ": "
-                    + e.getMessage() + "; containers given its CDI names will fail to start");
+            LOG.log(System.Logger.Level.ERROR, "could not write the CDI spec for {0}: {1}; containers given its CDI names"
+                    + " will fail to start", cdi.generator().kind(), e.getMessage());
         }
     }
 
@@ -83,7 +83,7 @@ public final class CdiSpecPublisher {
             }
             written = Optional.empty();
         } catch (java.io.IOException e) {
-            LOG.log(System.Logger.Level.ERROR, "could not remove the CDI spec " + file + ": " + e.getMessage());
+            LOG.log(System.Logger.Level.ERROR, "could not remove the CDI spec {0}: {1}", file, e.getMessage());
         }
     }
 

@@ -56,8 +56,8 @@ public final class NodeDevices {
     /** The devices of {@code inventory}. */
     public static NodeDevices of(NodeInventory inventory) {
         List<DraDevice> devices = new ArrayList<>();
-        Optional<String> driverVersion = DriverVersions.semver(inventory.driver().version());
-        Optional<String> cudaVersion = DriverVersions.semver(inventory.driver().cudaDriverVersion());
+        Optional<String> driverVersion = VersionAttributes.semver(inventory.driver().version());
+        Optional<String> cudaVersion = VersionAttributes.semver(inventory.driver().cudaDriverVersion());
         for (Gpu gpu : inventory.gpus().stream().sorted(Comparator.comparingInt(Gpu::minor)).toList()) {
             if (!gpu.migEnabled()) {
                 devices.add(gpuDevice(gpu, driverVersion, cudaVersion));
@@ -119,7 +119,7 @@ public final class NodeDevices {
         attributes.put("productName", new AttributeValue.Text(gpu.productName()));
         attributes.put("brand", new AttributeValue.Text(details.brand()));
         attributes.put("architecture", new AttributeValue.Text(details.architecture()));
-        DriverVersions.semver(details.cudaComputeCapability())
+        VersionAttributes.semver(details.cudaComputeCapability())
                 .ifPresent(v -> attributes.put("cudaComputeCapability", new AttributeValue.Version(v)));
         driverVersion.ifPresent(v -> attributes.put("driverVersion", new AttributeValue.Version(v)));
         cudaVersion.ifPresent(v -> attributes.put("cudaDriverVersion", new AttributeValue.Version(v)));

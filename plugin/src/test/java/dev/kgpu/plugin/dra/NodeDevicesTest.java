@@ -72,11 +72,11 @@ class NodeDevicesTest {
 
     @Test
     void versionsAreSemanticAndAnUnreadableOneIsLeftOut() {
-        assertThat(DriverVersions.semver("9.0")).contains("9.0.0");
-        assertThat(DriverVersions.semver("570.86.10")).contains("570.86.10");
-        assertThat(DriverVersions.semver("12")).contains("12.0.0");
-        assertThat(DriverVersions.semver("1.2.3.4")).isEmpty();
-        assertThat(DriverVersions.semver("r550")).isEmpty();
+        assertThat(VersionAttributes.semver("9.0")).contains("9.0.0");
+        assertThat(VersionAttributes.semver("570.86.10")).contains("570.86.10");
+        assertThat(VersionAttributes.semver("12")).contains("12.0.0");
+        assertThat(VersionAttributes.semver("1.2.3.4")).isEmpty();
+        assertThat(VersionAttributes.semver("r550")).isEmpty();
 
         DraDevice device = NodeDevices.of(node(new DriverInfo("r550-beta", "12.4"), Devices.gpu(0))).devices().getFirst();
         assertThat(device.attributes()).doesNotContainKey("driverVersion").containsKey("cudaDriverVersion");

@@ -1,5 +1,6 @@
 package dev.kgpu.validator.adapters;
 
+import dev.kgpu.agent.kubernetes.KubernetesError;
 import dev.kgpu.validator.core.Cluster;
 import dev.kgpu.validator.core.ClusterException;
 import dev.kgpu.validator.core.GpuRequest;
@@ -284,10 +285,8 @@ public final class KubernetesCluster implements Cluster {
         try {
             return request.get();
         } catch (KubernetesClientException e) {
-            int code = Math.max(e.getCode(), 0);
-            String detail = e.getStatus() != null && e.getStatus().getMessage() != null
-                    ? e.getStatus().getMessage() : e.getMessage();
-            throw new ClusterException(code, what + ": " + detail, e);
+            KubernetesError error = KubernetesError.of(e);
+            throw new ClusterException(error.code(), what + ": " + error.describe(), e);
         }
     }
 }

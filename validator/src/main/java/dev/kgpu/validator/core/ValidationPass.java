@@ -1,5 +1,6 @@
 package dev.kgpu.validator.core;
 
+import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -122,7 +123,7 @@ public final class ValidationPass {
             return new Outcome(Verdict.failed(component, e.layer(), e.reason()), List.of(), false);
         } catch (RuntimeException e) {
             // A bug, not a verdict: keep the daemon alive, but say so loudly.
-            LOG.log(System.Logger.Level.ERROR, "unexpected error validating " + component, e);
+            LOG.log(System.Logger.Level.ERROR, MessageFormat.format("unexpected error validating {0}", component), e);
             Layer layer = WAITABLE.contains(component) ? Layer.DRIVER : Layer.API;
             return new Outcome(Verdict.failed(component, layer, "unexpected " + e.getClass().getSimpleName()
                     + ": " + e.getMessage()), List.of(), false);

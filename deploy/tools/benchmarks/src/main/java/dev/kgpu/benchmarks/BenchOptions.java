@@ -1,5 +1,8 @@
 package dev.kgpu.benchmarks;
 
+import dev.kgpu.agent.settings.CommandLine;
+import dev.kgpu.agent.settings.Setting;
+import dev.kgpu.config.v1.ValueType;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,6 +52,29 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuRootfs, Optio
                                          <dir>/<agent>/image-config.json, instead of --kgpu-images (build-images' --train)
             """;
 
+    private static final Setting<String> KGPU_IMAGES = flag("kgpu-images");
+    private static final Setting<String> NVIDIA_BIN = flag("nvidia-bin");
+    private static final Setting<String> NVIDIA_VERSION = flag("nvidia-version");
+    private static final Setting<String> PROFILE = flag("profile");
+    private static final Setting<String> RUNS = flag("runs");
+    private static final Setting<String> SOAK = flag("soak");
+    private static final Setting<String> ALLOCATES = flag("allocates");
+    private static final Setting<String> SCRAPES_PER_SECOND = flag("scrapes-per-second");
+    private static final Setting<String> WORK_DIR = flag("work-dir");
+    private static final Setting<String> JSON = flag("json");
+    private static final Setting<String> ROOT = flag("root");
+    private static final Setting<String> JVM_OPTIONS = flag("jvm-options");
+    private static final Setting<String> AOT_CACHES = flag("aot-caches");
+    private static final Setting<String> TRAIN = flag("train");
+    private static final Setting<String> KGPU_ROOTFS = flag("kgpu-rootfs");
+    /** The options {@link #USAGE} lists, read by the agents' shared {@link CommandLine}. */
+    private static final List<Setting<?>> FLAGS = List.of(KGPU_IMAGES, NVIDIA_BIN, NVIDIA_VERSION, PROFILE, RUNS, SOAK,
+            ALLOCATES, SCRAPES_PER_SECOND, WORK_DIR, JSON, ROOT, JVM_OPTIONS, AOT_CACHES, TRAIN, KGPU_ROOTFS);
+
+    private static Setting<String> flag(String name) {
+        return Setting.of(List.of(name), List.of(), ValueType.string(), "", "the benchmark's --" + name + " (see USAGE)");
+    }
+
     static BenchOptions parse(List<String> args) {
         Path root = Path.of("").toAbsolutePath();
         String images = null;
@@ -66,29 +92,29 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuRootfs, Optio
         String train = null;
         String rootfs = null;
         List<String> problems = new ArrayList<>();
-        for (String arg : args) {
-            int eq = arg.indexOf('=');
-            String name = eq < 0 ? arg : arg.substring(0, eq);
-            String value = eq < 0 ? "" : arg.substring(eq + 1);
-            switch (name) {
-                case "--kgpu-images" -> images = value;
-                case "--nvidia-bin" -> nvidia = value;
-                case "--nvidia-version" -> version = value;
-                case "--profile" -> profile = value;
-                case "--runs" -> runs = value;
-                case "--soak" -> soak = value;
-                case "--allocates" -> allocates = value;
-                case "--scrapes-per-second" -> scrapes = value;
-                case "--work-dir" -> work = value;
-                case "--json" -> json = value;
-                case "--root" -> root = Path.of(value).toAbsolutePath();
-                case "--jvm-options" -> jvmOptions = value;
-                case "--aot-caches" -> aotCaches = value;
-                case "--train" -> train = value;
-                case "--kgpu-rootfs" -> rootfs = value;
-                default -> problems.add("option was '" + arg + "' but it is not one of the benchmark's (--help lists them)");
-            }
+        CommandLine line = CommandLine.parse(args.toArray(String[]::new), FLAGS, "images-benchmark");
+        for (CommandLine.Problem problem : line.problems()) {
+            problems.add(switch (problem) {
+                case CommandLine.Problem.MissingValue(String arg, Setting<?> setting) ->
+                        arg + " was '' but it needs a value: " + arg + "=<...>";
+                default -> "option was '" + problem.arg() + "' but it is not one of the benchmark's (--help lists them)";
+            });
         }
+        images = line.last(KGPU_IMAGES).orElse(images);
+        nvidia = line.last(NVIDIA_BIN).orElse(nvidia);
+        version = line.last(NVIDIA_VERSION).orElse(version);
+        profile = line.last(PROFILE).orElse(profile);
+        runs = line.last(RUNS).orElse(runs);
+        soak = line.last(SOAK).orElse(soak);
+        allocates = line.last(ALLOCATES).orElse(allocates);
+        scrapes = line.last(SCRAPES_PER_SECOND).orElse(scrapes);
+        work = line.last(WORK_DIR).orElse(work);
+        json = line.last(JSON).orElse(json);
+        root = line.last(ROOT).map(value -> Path.of(value).toAbsolutePath()).orElse(root);
+        jvmOptions = line.last(JVM_OPTIONS).orElse(jvmOptions);
+        aotCaches = line.last(AOT_CACHES).orElse(aotCaches);
+        train = line.last(TRAIN).orElse(train);
+        rootfs = line.last(KGPU_ROOTFS).orElse(rootfs);
         int runCount = number("--runs", runs, 1, 100, problems);
         int soakSeconds = number("--soak", soak, 0, 86_400, problems);
         int allocateCount = number("--allocates", allocates, 1, 10_000_000, problems);

@@ -1,5 +1,8 @@
 package dev.kgpu.gpucheck;
 
+import dev.kgpu.agent.settings.CommandLine;
+import dev.kgpu.agent.settings.Setting;
+import dev.kgpu.config.v1.ValueType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,7 +16,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The check's settings, from {@code --name=value} flags (the {@code run} script sets them).
+ * The check's settings, from {@code --name=value} flags (the {@code run} script sets them), read by the agents'
+ * shared {@link CommandLine}.
  *
  * @param root         where the packaged agents are: {@code <agent>/target/quarkus-app} and
  *                     {@code deploy/release/images/jvm.options} (the bundle, or a checkout)
@@ -57,21 +61,27 @@ public record GpuCheckOptions(Path root, Path out, Path work, Optional<Path> nvi
         }
     }
 
+    /** The flags, in the {@code run} script's order. */
+    private static final List<String> FLAGS = List.of("root", "out", "work", "nvidia-smi", "agent-java", "steps", "timeout",
+            "ready-timeout", "cost-millis", "mode");
+
     public static GpuCheckOptions parse(List<String> args) {
-        Map<String, String> flags = new LinkedHashMap<>();
+        List<Setting<?>> settings = FLAGS.stream()
+                .<Setting<?>>map(flag -> Setting.of(List.of(flag), List.of(), ValueType.string(), "", "gpu-check's --" + flag))
+                .toList();
+        CommandLine line = CommandLine.parse(args.toArray(String[]::new), settings, "gpu-check");
         List<String> problems = new ArrayList<>();
-        for (String arg : args) {
-            int eq = arg.indexOf('=');
-            if (!arg.startsWith("--") || eq < 0) {
-                problems.add("argument was '" + arg + "' but it must be --name=value");
-                continue;
-            }
-            flags.put(arg.substring(2, eq), arg.substring(eq + 1));
+        for (CommandLine.Problem problem : line.problems()) {
+            problems.add(switch (problem) {
+                case CommandLine.Problem.UnknownFlag(String arg, String flag, String value) ->
+                        flag + " was '" + value + "' but it is not a gpu-check flag (known: " + FLAGS + ")";
+                default -> "argument was '" + problem.arg() + "' but it must be --name=value";
+            });
         }
-        Set<String> known = Set.of("root", "out", "work", "nvidia-smi", "agent-java", "steps", "timeout", "ready-timeout",
-                "cost-millis", "mode");
-        flags.keySet().stream().filter(k -> !known.contains(k)).forEach(k ->
-                problems.add("--" + k + " was '" + flags.get(k) + "' but it is not a gpu-check flag (known: " + known + ")"));
+        Map<String, String> flags = new LinkedHashMap<>();
+        for (Setting<?> setting : settings) {
+            line.last(setting).ifPresent(value -> flags.put(setting.flags().getFirst(), value));
+        }
 
         Path root = folder(flags, "root", problems, true);
         Path out = folder(flags, "out", problems, false);

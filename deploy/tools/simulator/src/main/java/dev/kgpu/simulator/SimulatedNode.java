@@ -30,6 +30,7 @@ import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -502,7 +503,7 @@ public final class SimulatedNode implements AutoCloseable {
         try {
             closeable.close();
         } catch (Exception e) {
-            LOG.log(System.Logger.Level.WARNING, "closing " + closeable.getClass().getSimpleName() + " failed", e);
+            LOG.log(System.Logger.Level.WARNING, MessageFormat.format("closing {0} failed", closeable.getClass().getSimpleName()), e);
         }
     }
 }

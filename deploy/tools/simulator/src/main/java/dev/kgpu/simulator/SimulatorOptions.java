@@ -1,5 +1,8 @@
 package dev.kgpu.simulator;
 
+import dev.kgpu.agent.settings.CommandLine;
+import dev.kgpu.agent.settings.Setting;
+import dev.kgpu.config.v1.ValueType;
 import dev.kgpu.simulator.agents.Agent;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -84,12 +87,17 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
         final String variable;
         final String argument;
         final String help;
+        /** The flag and its variable for the shared {@link CommandLine}: a boolean one takes no value after it. */
+        final Setting<?> setting;
 
         Option(String flag, String variable, String argument, String help) {
             this.flag = flag;
             this.variable = variable;
             this.argument = argument;
             this.help = help;
+            this.setting = argument.equals("[true|false]")
+                    ? Setting.of(List.of(flag), List.of(variable), ValueType.bool(), false, help)
+                    : Setting.of(List.of(flag), List.of(variable), ValueType.string(), "", help);
         }
 
         String describe() {
@@ -193,36 +201,32 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
         return root;
     }
 
+    /** The options given as flags, read by the shared {@link CommandLine}; what it cannot read, in the simulator's words. */
     private static Map<Option, String> flags(List<String> args, List<String> problems) {
+        CommandLine line = CommandLine.parse(args.toArray(String[]::new),
+                Stream.of(Option.values()).<Setting<?>>map(o -> o.setting).toList(), "kgpu-sim");
+        for (CommandLine.Problem problem : line.problems()) {
+            problems.add(switch (problem) {
+                case CommandLine.Problem.Stray(String arg) ->
+                        "argument was '" + arg + "' but it must be an option such as --profile=rtx3060 (see --help)";
+                case CommandLine.Problem.UnknownFlag(String arg, String flag, String value) -> unknown(flag);
+                case CommandLine.Problem.BadSyntax(String arg) -> unknown(arg);
+                case CommandLine.Problem.MissingValue(String arg, Setting<?> setting) -> {
+                    Option option = Stream.of(Option.values()).filter(o -> o.setting == setting).findFirst().orElseThrow();
+                    yield option.describe() + " was '' but it needs a value: " + option.argument;
+                }
+            });
+        }
         Map<Option, String> flags = new LinkedHashMap<>();
-        for (int i = 0; i < args.size(); i++) {
-            String arg = args.get(i);
-            if (!arg.startsWith("--")) {
-                problems.add("argument was '" + arg + "' but it must be an option such as --profile=rtx3060 (see --help)");
-                continue;
-            }
-            int equals = arg.indexOf('=');
-            String name = arg.substring(2, equals < 0 ? arg.length() : equals);
-            Optional<Option> option = Stream.of(Option.values()).filter(o -> o.flag.equals(name)).findFirst();
-            if (option.isEmpty()) {
-                problems.add("option was '--" + name + "' but it must be one of "
-                        + Stream.of(Option.values()).map(Option::describe).toList() + " (see --help)");
-                continue;
-            }
-            String value;
-            if (equals >= 0) {
-                value = arg.substring(equals + 1);
-            } else if (option.get() == Option.EXIT_WHEN_READY || option.get() == Option.DRA) {
-                value = "true";
-            } else if (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
-                value = args.get(++i);
-            } else {
-                problems.add(option.get().describe() + " was '' but it needs a value: " + option.get().argument);
-                continue;
-            }
-            flags.put(option.get(), value);
+        for (Option option : Option.values()) {
+            line.last(option.setting).ifPresent(value -> flags.put(option, value));
         }
         return flags;
+    }
+
+    private static String unknown(String flag) {
+        return "option was '" + flag + "' but it must be one of "
+                + Stream.of(Option.values()).map(Option::describe).toList() + " (see --help)";
     }
 
     /** The checkout: the nearest folder at or above {@code start} with pom.xml and nvml-ffm/nvml/mock. */

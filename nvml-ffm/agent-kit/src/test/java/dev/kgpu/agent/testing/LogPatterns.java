@@ -12,11 +12,19 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * A source check of {@code System.Logger} calls. {@code LOG.log(level, pattern, params...)} formats with
- * {@link MessageFormat}, not {@code String.format}: a {@code %s} in it is printed as is, and a single quote
- * starts a quoted section that swallows the placeholders after it ({@code "'{0}'"} prints {@code {0}}; it must
- * be {@code "''{0}''"}). A call without parameters prints its message as it is, so only calls with parameters
- * are checked.
+ * A source check of {@code System.Logger} calls, which keeps kgpu's one logging style: a {@link MessageFormat}
+ * pattern and its parameters, {@code LOG.log(level, "pattern {0}", params...)}.
+ *
+ * <ul>
+ *   <li>A pattern formats with {@link MessageFormat}, not {@code String.format}: a {@code %s} in it is printed as
+ *       is, and a single quote starts a quoted section that swallows the placeholders after it ({@code "'{0}'"}
+ *       prints {@code {0}}; it must be {@code "''{0}''"}). A call without parameters prints its message as it is,
+ *       so only calls with parameters are checked for this.</li>
+ *   <li>A message is not built some other way: a supplier ({@code () -> ...}) or a message that formats with
+ *       {@code String.format} or {@code formatted}, or joins text with {@code +}, is the other style. With a
+ *       {@code Throwable}, which takes no parameters, the message is {@code MessageFormat.format(pattern, ...)}.
+ *       A message computed elsewhere ({@code warning.toString()}, {@code verdict.line()}) is printed as is.</li>
+ * </ul>
  *
  * <pre>{@code
  * assertThat(LogPatterns.problems(Path.of("src/main/java"))).isEmpty();
@@ -56,6 +64,12 @@ public final class LogPatterns {
     }
 
     private static java.util.Optional<String> check(List<String> args) {
+        if (args.size() >= 2) {
+            java.util.Optional<String> built = builtMessage(args.get(1).strip());
+            if (built.isPresent()) {
+                return built;
+            }
+        }
         if (args.size() < 3 || !LITERALS.matcher(args.get(1)).matches()) {
             return java.util.Optional.empty(); // no parameters (or a supplier, or a computed message): printed as is
         }
@@ -90,6 +104,69 @@ public final class LogPatterns {
             }
         }
         return java.util.Optional.empty();
+    }
+
+    /** Why {@code message} (source text) is built in the other style, if it is. */
+    private static java.util.Optional<String> builtMessage(String message) {
+        String shown = message.replaceAll("\\s+", " ");
+        if (message.startsWith("()")) {
+            String body = message.substring(message.indexOf("->") + 2).strip();
+            if (formats(body) || joins(body)) {
+                return java.util.Optional.of("'" + shown + "' builds its message in a supplier: write a MessageFormat"
+                        + " pattern and its parameters, LOG.log(level, \"... {0}\", value)");
+            }
+            return java.util.Optional.empty();
+        }
+        if (formats(message) || joins(message)) {
+            return java.util.Optional.of("'" + shown + "' builds its message with String.format or +: write a"
+                    + " MessageFormat pattern and its parameters (with a Throwable: MessageFormat.format(pattern, ...))");
+        }
+        return java.util.Optional.empty();
+    }
+
+    /** Whether {@code expression} is, at its top level, a {@code String.format} or {@code formatted} call. */
+    private static boolean formats(String expression) {
+        String top = outsideLiterals(expression);
+        return top.startsWith("String.format(") || top.contains(".formatted(");
+    }
+
+    /** Whether {@code expression} joins a string literal and something else with {@code +}, at its top level. */
+    private static boolean joins(String expression) {
+        List<String> operands = new ArrayList<>();
+        int depth = 0;
+        int start = 0;
+        for (int i = 0; i < expression.length(); i++) {
+            char c = expression.charAt(i);
+            if (c == '"' || c == '\'') {
+                i = skipLiteral(expression, i);
+            } else if (c == '(' || c == '[' || c == '{') {
+                depth++;
+            } else if (c == ')' || c == ']' || c == '}') {
+                depth--;
+            } else if (c == '+' && depth == 0) {
+                operands.add(expression.substring(start, i).strip());
+                start = i + 1;
+            }
+        }
+        operands.add(expression.substring(start).strip());
+        return operands.size() > 1 && operands.stream().anyMatch(o -> o.startsWith("\""))
+                && operands.stream().anyMatch(o -> !o.startsWith("\""));
+    }
+
+    /** {@code expression} with the text of its string literals left out (their quotes stay). */
+    private static String outsideLiterals(String expression) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < expression.length(); i++) {
+            char c = expression.charAt(i);
+            if (c == '"' || c == '\'') {
+                int end = skipLiteral(expression, i);
+                out.append(c).append(c);
+                i = end;
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
     }
 
     /** The top-level arguments of the call whose parentheses open just before {@code from}, as source text. */

@@ -10,6 +10,7 @@ import dev.kgpu.nvml.internal.bindings.nvmlEventData_st;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.text.MessageFormat;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -177,7 +178,7 @@ final class NvmlHealthMonitor implements HealthMonitor {
         try {
             listener.accept(event);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "health event listener failed on " + event, e);
+            LOG.log(System.Logger.Level.WARNING, MessageFormat.format("health event listener failed on {0}", event), e);
         }
     }
 

@@ -11,6 +11,7 @@ import dev.kgpu.nvml.internal.bindings.NvmlNative;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.text.MessageFormat;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -217,7 +218,7 @@ public final class NvmlSession implements Nvml {
             try {
                 resource.close();
             } catch (Exception e) {
-                LOG.log(System.Logger.Level.WARNING, "closing " + resource + " before nvmlShutdown failed", e);
+                LOG.log(System.Logger.Level.WARNING, MessageFormat.format("closing {0} before nvmlShutdown failed", resource), e);
             }
         }
         resources.clear();

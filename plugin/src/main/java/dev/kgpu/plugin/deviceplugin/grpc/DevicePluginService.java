@@ -21,6 +21,7 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 
+import java.text.MessageFormat;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -84,7 +85,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
             response.onError(Status.INVALID_ARGUMENT.withDescription(
                     "error getting list of preferred allocation devices: " + e.getMessage()).asRuntimeException());
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "GetPreferredAllocation of " + service.resource().name() + " failed", e);
+            LOG.log(System.Logger.Level.ERROR, MessageFormat.format("GetPreferredAllocation of {0} failed", service.resource().name()), e);
             response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
         }
     }
@@ -103,7 +104,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
             Status status = e instanceof AllocationException.Held ? Status.FAILED_PRECONDITION : Status.INVALID_ARGUMENT;
             response.onError(status.withDescription(e.getMessage()).asRuntimeException());
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, "Allocate of " + service.resource().name() + " failed", e);
+            LOG.log(System.Logger.Level.ERROR, MessageFormat.format("Allocate of {0} failed", service.resource().name()), e);
             response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
         }
     }

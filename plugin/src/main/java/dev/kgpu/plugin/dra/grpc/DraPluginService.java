@@ -16,6 +16,7 @@ import dev.kgpu.plugin.node.ClaimRef;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 
+import java.text.MessageFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,7 +59,7 @@ final class DraPluginService extends DRAPluginGrpc.DRAPluginImplBase {
         try {
             result = answer.get();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, call + " failed", e);
+            LOG.log(System.Logger.Level.ERROR, MessageFormat.format("{0} failed", call), e);
             response.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
             return;
         }

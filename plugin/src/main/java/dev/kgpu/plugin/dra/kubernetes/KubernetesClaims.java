@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.dra.kubernetes;
 
+import dev.kgpu.agent.kubernetes.KubernetesError;
 import dev.kgpu.plugin.dra.AllocatedDevice;
 import dev.kgpu.plugin.dra.ClaimAllocation;
 import dev.kgpu.plugin.dra.ClaimSource;
@@ -33,7 +34,7 @@ public final class KubernetesClaims implements ClaimSource {
             found = client.dynamicResourceAllocation().v1().resourceClaims().inNamespace(claim.namespace())
                     .withName(claim.name()).get();
         } catch (KubernetesClientException e) {
-            return new ClaimAllocation.Unreadable(KubernetesErrors.describe(e));
+            return new ClaimAllocation.Unreadable(KubernetesError.of(e).describe());
         }
         if (found == null) {
             return new ClaimAllocation.NotFound();

@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.dra.kubernetes;
 
+import dev.kgpu.agent.kubernetes.KubernetesError;
 import dev.kgpu.plugin.dra.AttributeValue;
 import dev.kgpu.plugin.dra.DraDevice;
 import dev.kgpu.plugin.dra.ResourcePool;
@@ -77,7 +78,7 @@ public final class KubernetesResourceSlices implements ResourceSliceStore {
                     LOG.log(System.Logger.Level.DEBUG, "ResourceSlices of pool {0} changed meanwhile; reading them again", pool.name());
                     continue;
                 }
-                throw new SliceStoreException("ResourceSlices of node " + pool.nodeName() + ": " + KubernetesErrors.describe(e), e);
+                throw new SliceStoreException("ResourceSlices of node " + pool.nodeName() + ": " + KubernetesError.of(e).describe(), e);
             }
         }
     }

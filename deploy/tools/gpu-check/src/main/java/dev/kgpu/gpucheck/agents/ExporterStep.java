@@ -2,7 +2,7 @@ package dev.kgpu.gpucheck.agents;
 
 import dev.kgpu.gpucheck.compare.ExporterSeries;
 import dev.kgpu.gpucheck.compare.Finding;
-import dev.kgpu.gpucheck.compare.Verdict;
+import dev.kgpu.gpucheck.compare.Agreement;
 import dev.kgpu.gpucheck.node.NodeValues;
 import dev.kgpu.gpucheck.report.StepResult;
 import dev.kgpu.gpucheck.smi.NvidiaSmi;
@@ -54,7 +54,7 @@ public final class ExporterStep {
             while (true) {
                 scrape = scrape(c, uri);
                 List<Finding> now = ExporterSeries.compare(scrape, counters, c.nvml(), List.of());
-                boolean missing = now.stream().anyMatch(f -> f.verdict() == Verdict.MISMATCH && f.kgpu().equals("absent"));
+                boolean missing = now.stream().anyMatch(f -> f.agreement() == Agreement.MISMATCH && f.kgpu().equals("absent"));
                 if (!missing || System.nanoTime() - deadline > 0) {
                     break;
                 }
@@ -67,7 +67,7 @@ public final class ExporterStep {
                     references.add(c.smi().get().read().node());
                 } catch (NvidiaSmi.NvidiaSmiException e) {
                     findings.add(new dev.kgpu.gpucheck.compare.Compare(STEP, "node", "nvidia-smi").decided("nvidia-smi after the scrape",
-                            "-", "-", "read", Verdict.NOT_COMPARED, e.getMessage()));
+                            "-", "-", "read", Agreement.NOT_COMPARED, e.getMessage()));
                 }
             }
             findings.addAll(ExporterSeries.compare(scrape, counters, c.nvml(), references));

@@ -2,7 +2,7 @@ package dev.kgpu.gpucheck.agents;
 
 import dev.kgpu.gpucheck.compare.Compare;
 import dev.kgpu.gpucheck.compare.Finding;
-import dev.kgpu.gpucheck.compare.Verdict;
+import dev.kgpu.gpucheck.compare.Agreement;
 import dev.kgpu.gpucheck.node.NodeValues;
 import dev.kgpu.gpucheck.report.StepResult;
 import dev.kgpu.nvml.GpuDevice;
@@ -59,18 +59,18 @@ public final class PluginStep {
             findings.add(compare.decided("Register", registrations.stream()
                             .map(r -> r.resourceName() + (r.accepted() ? " accepted" : " refused: " + r.error().orElse(""))).toList().toString(),
                     RESOURCE + " accepted", "the kubelet accepted one registration of " + RESOURCE,
-                    registrations.stream().anyMatch(r -> r.accepted() && r.resourceName().equals(RESOURCE)) ? Verdict.MATCH : Verdict.MISMATCH, ""));
+                    registrations.stream().anyMatch(r -> r.accepted() && r.resourceName().equals(RESOURCE)) ? Agreement.MATCH : Agreement.MISMATCH, ""));
 
             ResourceState state = kubelet.awaitResource(RESOURCE, s -> s.connected() && s.capacity() >= uuids.size(), c.timeoutLeft());
             findings.add(compare.decided("ListAndWatch devices", new TreeSet<>(state.deviceIds()).toString(), expected.toString(),
-                    "the same UUIDs", new TreeSet<>(state.deviceIds()).equals(expected) ? Verdict.MATCH : Verdict.MISMATCH, ""));
+                    "the same UUIDs", new TreeSet<>(state.deviceIds()).equals(expected) ? Agreement.MATCH : Agreement.MISMATCH, ""));
             findings.add(compare.decided("ListAndWatch health", state.healthyIds().size() + " of " + state.capacity() + " Healthy",
-                    "all Healthy", "every device Healthy", state.unhealthyIds().isEmpty() ? Verdict.MATCH : Verdict.MISMATCH,
+                    "all Healthy", "every device Healthy", state.unhealthyIds().isEmpty() ? Agreement.MATCH : Agreement.MISMATCH,
                     state.unhealthyIds().isEmpty() ? "" : "Unhealthy: " + state.unhealthyIds()));
             c.smi().ifPresent(smi -> c.smiBefore().stream().findFirst().ifPresent(before ->
                     findings.add(new Compare(STEP, "node", "nvidia-smi").decided("ListAndWatch count", Long.toString(state.capacity()),
                             Integer.toString(before.gpus().size()), "one device per GPU nvidia-smi lists",
-                            state.capacity() == before.gpus().size() ? Verdict.MATCH : Verdict.MISMATCH, ""))));
+                            state.capacity() == before.gpus().size() ? Agreement.MATCH : Agreement.MISMATCH, ""))));
 
             findings.add(allocate(kubelet, uuids, compare));
             findings.addAll(healthEvents(c, session, compare));
@@ -78,7 +78,7 @@ public final class PluginStep {
             ResourceState after = kubelet.resource(RESOURCE).orElse(state);
             findings.add(compare.decided("health at the end", after.healthyIds().size() + " of " + after.capacity() + " Healthy",
                     "all Healthy", "no GPU turned Unhealthy during the check", after.unhealthyIds().isEmpty() && after.connected()
-                            ? Verdict.MATCH : Verdict.MISMATCH, after.connected() ? "" : "the ListAndWatch stream ended"));
+                            ? Agreement.MATCH : Agreement.MISMATCH, after.connected() ? "" : "the ListAndWatch stream ended"));
             return AgentSession.end(findings, session, StepResult.Status.RAN, "registered " + RESOURCE + " with " + state.capacity()
                     + " devices; Allocate of all of them answered");
         } catch (RuntimeException e) {
@@ -91,7 +91,7 @@ public final class PluginStep {
         try {
             if (!(admission instanceof PodAdmission.Admitted admitted)) {
                 return compare.decided("Allocate", admission.toString(), "admitted with every GPU", "a pod asking for every GPU",
-                        Verdict.MISMATCH, "");
+                        Agreement.MISMATCH, "");
             }
             Set<String> given = new TreeSet<>(admitted.allocation().deviceIds(RESOURCE));
             String visible = admitted.allocation().container().envs().getOrDefault("NVIDIA_VISIBLE_DEVICES", "(unset)");
@@ -99,7 +99,7 @@ public final class PluginStep {
             boolean ok = given.equals(new TreeSet<>(uuids)) && visibleSet.equals(given);
             return compare.decided("Allocate", "devices " + given + ", NVIDIA_VISIBLE_DEVICES=" + visible,
                     new TreeSet<>(uuids).toString(), "every GPU, named by UUID in NVIDIA_VISIBLE_DEVICES",
-                    ok ? Verdict.MATCH : Verdict.MISMATCH, "");
+                    ok ? Agreement.MATCH : Agreement.MISMATCH, "");
         } finally {
             kubelet.release("gpu-check");
         }
@@ -121,7 +121,7 @@ public final class PluginStep {
         }
         findings.add(compare.decided("plugin's health-event watch", complaints.isEmpty() ? "no complaint in its log" : String.join(" / ", complaints),
                 "every GPU watched", "no 'reports no health events' or 'could not watch health events' in the plugin's log",
-                complaints.isEmpty() ? Verdict.MATCH : Verdict.MISMATCH, ""));
+                complaints.isEmpty() ? Agreement.MATCH : Agreement.MISMATCH, ""));
         List<GpuDevice> devices = c.nvmlHandle().devices();
         List<Object> events = new CopyOnWriteArrayList<>();
         try (HealthMonitor monitor = c.nvmlHandle().startHealthMonitor(devices, events::add)) {
@@ -130,7 +130,7 @@ public final class PluginStep {
             findings.add(compare.decided("nvmlDeviceRegisterEvents (XID, ECC)",
                     (devices.size() - unmonitored.size()) + " of " + devices.size() + " GPUs registered" + (running ? "" : ", watch not running"),
                     devices.size() + " of " + devices.size(), "every GPU registered on one event set, the watch thread running",
-                    unmonitored.isEmpty() && running ? Verdict.MATCH : Verdict.MISMATCH,
+                    unmonitored.isEmpty() && running ? Agreement.MATCH : Agreement.MISMATCH,
                     unmonitored.isEmpty() ? "" : "not registered: " + unmonitored));
         }
         return findings;

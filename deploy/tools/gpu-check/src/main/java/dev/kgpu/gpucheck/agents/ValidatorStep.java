@@ -2,7 +2,7 @@ package dev.kgpu.gpucheck.agents;
 
 import dev.kgpu.gpucheck.compare.Compare;
 import dev.kgpu.gpucheck.compare.Finding;
-import dev.kgpu.gpucheck.compare.Verdict;
+import dev.kgpu.gpucheck.compare.Agreement;
 import dev.kgpu.gpucheck.node.Fields;
 import dev.kgpu.gpucheck.node.Val;
 import dev.kgpu.gpucheck.report.StepResult;
@@ -52,11 +52,11 @@ public final class ValidatorStep {
             session = new AgentSession(c, Agent.VALIDATOR, "driver component's verdict (one-shot exit)", port, env);
             AgentProcess.Exit exit = session.awaitExit();
             findings.add(compare.decided("exit status", Integer.toString(exit.status()), "0", "the driver component passed",
-                    exit.status() == 0 ? Verdict.MATCH : Verdict.MISMATCH, ""));
+                    exit.status() == 0 ? Agreement.MATCH : Agreement.MISMATCH, ""));
             Path out = session.process().log().resolveSibling("validator.out");
             String verdict = Files.exists(out) ? Files.readString(out, StandardCharsets.UTF_8).strip() : "";
             findings.add(compare.decided("verdict", verdict, "driver PASSED ...", "its stdout line",
-                    verdict.startsWith("driver PASSED") ? Verdict.MATCH : Verdict.MISMATCH, ""));
+                    verdict.startsWith("driver PASSED") ? Agreement.MATCH : Agreement.MISMATCH, ""));
             Matcher answered = ANSWERED.matcher(verdict);
             findings.add(compare.exact("GPUs answered", answered.find() ? Val.num(Long.parseLong(answered.group(1))) : Val.absent(),
                     Val.num(c.nvml().gpus().size())));

@@ -1,5 +1,9 @@
 package dev.kgpu.gpucheck.bundle;
 
+import dev.kgpu.agent.Startup;
+import dev.kgpu.agent.settings.ConfigLoader;
+import dev.kgpu.agent.settings.Setting;
+import dev.kgpu.config.v1.ValueType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -29,13 +33,30 @@ public final class BundleFiles {
     private BundleFiles() {
     }
 
-    /** {@code BundleFiles <staged folder>}: prints how many jars were rewritten and files linked. */
+    static final Setting<String> STAGE = Setting.of(List.of("stage"), List.of(), ValueType.string(), "",
+            "the staged bundle folder");
+
+    /** Reads the command line with the agents' shared loader: one line naming a bad flag, or --help. */
+    static Startup<Path> stage(String[] args) {
+        return Startup.load("bundle-files", () -> new ConfigLoader<>(new ConfigLoader.Agent<>("bundle-files",
+                List.of(STAGE), resolved -> {
+                    String stage = resolved.get(STAGE);
+                    if (stage.isBlank() || !Files.isDirectory(Path.of(stage))) {
+                        resolved.fail(STAGE, stage, "must be the staged bundle folder");
+                    }
+                    return Path.of(stage);
+                }), args, name -> null).load());
+    }
+
+    /** {@code BundleFiles --stage=<staged folder>}: prints how many jars were rewritten and files linked. */
     public static void main(String[] args) throws IOException {
-        if (args.length != 1 || !Files.isDirectory(Path.of(args[0]))) {
-            System.err.println("usage: BundleFiles <staged bundle folder>");
-            System.exit(2);
-        }
-        Path stage = Path.of(args[0]);
+        Path stage = switch (stage(args)) {
+            case Startup.Exit<Path> exit -> {
+                System.exit(exit.print(System.out, System.err));
+                yield null;
+            }
+            case Startup.Run<Path>(Path read) -> read;
+        };
         int jars = storeJars(stage);
         int linked = linkDuplicates(stage);
         System.out.println("bundle: " + jars + " jars stored uncompressed, " + linked + " duplicate files hard-linked");

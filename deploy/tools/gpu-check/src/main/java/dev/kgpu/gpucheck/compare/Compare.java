@@ -41,8 +41,8 @@ public record Compare(String step, String subject, String source) {
     }
 
     /** A finding decided by the caller. */
-    public Finding decided(String field, String kgpu, String reference, String rule, Verdict verdict, String note) {
-        return new Finding(step, subject, field, kgpu, reference, source, rule, verdict, note);
+    public Finding decided(String field, String kgpu, String reference, String rule, Agreement agreement, String note) {
+        return new Finding(step, subject, field, kgpu, reference, source, rule, agreement, note);
     }
 
     private Finding compare(String field, Val kgpu, List<Val> references, Tolerance tolerance, boolean ignoreCase) {
@@ -51,34 +51,34 @@ public record Compare(String step, String subject, String source) {
         String shown = present.isEmpty() ? references.getFirst().show()
                 : String.join(" / ", present.stream().map(Val::show).distinct().toList());
         if (present.isEmpty()) {
-            return finding(field, kgpu, shown, rule, Verdict.NOT_COMPARED, source + " does not report it");
+            return finding(field, kgpu, shown, rule, Agreement.NOT_COMPARED, source + " does not report it");
         }
         if (kgpu instanceof Val.Absent) {
-            return finding(field, kgpu, shown, rule, Verdict.MISMATCH, "kgpu did not report it");
+            return finding(field, kgpu, shown, rule, Agreement.MISMATCH, "kgpu did not report it");
         }
         List<Val.Num> numbers = present.stream().filter(Val.Num.class::isInstance).map(Val.Num.class::cast).toList();
         boolean referenceHasNone = present.stream().allMatch(Val.NotAvailable.class::isInstance);
         if (kgpu instanceof Val.NotAvailable) {
             return referenceHasNone
-                    ? finding(field, kgpu, shown, rule, Verdict.MATCH, "neither has a value")
-                    : finding(field, kgpu, shown, rule, Verdict.MISMATCH, "kgpu has no value where " + source + " has one");
+                    ? finding(field, kgpu, shown, rule, Agreement.MATCH, "neither has a value")
+                    : finding(field, kgpu, shown, rule, Agreement.MISMATCH, "kgpu has no value where " + source + " has one");
         }
         if (referenceHasNone) {
-            return finding(field, kgpu, shown, rule, Verdict.MISMATCH, source + " has no value where kgpu has one");
+            return finding(field, kgpu, shown, rule, Agreement.MISMATCH, source + " has no value where kgpu has one");
         }
         if (kgpu instanceof Val.Num(double value) && !numbers.isEmpty()) {
             double low = numbers.stream().mapToDouble(Val.Num::value).min().orElseThrow();
             double high = numbers.stream().mapToDouble(Val.Num::value).max().orElseThrow();
             boolean inside = value >= low - tolerance.allowance(low) && value <= high + tolerance.allowance(high);
-            return finding(field, kgpu, shown, rule, inside ? Verdict.MATCH : Verdict.MISMATCH,
+            return finding(field, kgpu, shown, rule, inside ? Agreement.MATCH : Agreement.MISMATCH,
                     inside ? "" : String.format(Locale.ROOT, "off by %s", Val.num(value < low ? low - value : value - high).show()));
         }
         String mine = kgpu.show();
         boolean equal = present.stream().anyMatch(r -> ignoreCase ? r.show().equalsIgnoreCase(mine) : r.show().equals(mine));
-        return finding(field, kgpu, shown, rule, equal ? Verdict.MATCH : Verdict.MISMATCH, "");
+        return finding(field, kgpu, shown, rule, equal ? Agreement.MATCH : Agreement.MISMATCH, "");
     }
 
-    private Finding finding(String field, Val kgpu, String reference, String rule, Verdict verdict, String note) {
-        return new Finding(step, subject, field, kgpu.show(), reference, source, rule, verdict, note);
+    private Finding finding(String field, Val kgpu, String reference, String rule, Agreement agreement, String note) {
+        return new Finding(step, subject, field, kgpu.show(), reference, source, rule, agreement, note);
     }
 }

@@ -78,7 +78,12 @@ public final class DiscoveryLabels {
         return kept.replaceAll(" +", "-");
     }
 
-    /** GFD's architecture family of a compute capability. */
+    /**
+     * GFD's architecture family of a compute capability. A deliberate copy of the table discovery labels with
+     * ({@code dev.kgpu.discovery.labels.ResourceLabeler}), restated from GFD rather than imported: this check is an oracle, and an
+     * oracle that called discovery's code would agree with discovery's mistakes. Keep it in step with GFD, not with
+     * discovery.
+     */
     static String family(int major, int minor) {
         return switch (major) {
             case 1 -> "tesla";

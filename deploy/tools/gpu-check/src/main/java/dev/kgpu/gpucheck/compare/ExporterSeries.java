@@ -130,7 +130,7 @@ public final class ExporterSeries {
             families = ExpositionParser.parse(exposition);
         } catch (AssertionError e) {
             findings.add(new Compare(STEP, "node", "Prometheus text format 0.0.4").decided("/metrics", "unparseable",
-                    "valid exposition", "strict parse", Verdict.MISMATCH, e.getMessage()));
+                    "valid exposition", "strict parse", Agreement.MISMATCH, e.getMessage()));
             return findings;
         }
         String driver = nvml.system(Fields.DRIVER_VERSION).show();
@@ -140,7 +140,7 @@ public final class ExporterSeries {
             Compare identity = new Compare(STEP, gpu.describe(), "nvml-ffm");
             if (mine.isEmpty()) {
                 findings.add(identity.decided("series", "none", "every default series", "UUID label",
-                        Verdict.MISMATCH, "no series carries UUID=\"" + gpu.uuid() + "\""));
+                        Agreement.MISMATCH, "no series carries UUID=\"" + gpu.uuid() + "\""));
                 continue;
             }
             ExpositionParser.Sample first = mine.getFirst();
@@ -156,7 +156,7 @@ public final class ExporterSeries {
                 }
                 Rule rule = RULES.get(counter.field());
                 if (rule == null) {
-                    findings.add(identity.decided(counter.field(), "-", "-", "no rule", Verdict.NOT_COMPARED,
+                    findings.add(identity.decided(counter.field(), "-", "-", "no rule", Agreement.NOT_COMPARED,
                             "gpu-check has no rule for this field: add one to ExporterSeries.RULES"));
                     continue;
                 }
@@ -181,25 +181,25 @@ public final class ExporterSeries {
         };
         if (sample.isEmpty()) {
             return nvmlRef.decided(field, "absent", expected ? source.show() : "absent", "served iff nvml-ffm reads its source",
-                    expected ? Verdict.MISMATCH : Verdict.MATCH, expected ? "the scrape has no series for this GPU" : "");
+                    expected ? Agreement.MISMATCH : Agreement.MATCH, expected ? "the scrape has no series for this GPU" : "");
         }
         Val value = Val.num(Double.parseDouble(sample.get().value()));
         if (!expected) {
             return nvmlRef.decided(field, value.show(), source.show(), "served iff nvml-ffm reads its source",
-                    Verdict.MISMATCH, "the exporter serves a value where nvml-ffm reads none");
+                    Agreement.MISMATCH, "the exporter serves a value where nvml-ffm reads none");
         }
         double v = ((Val.Num) value).value();
         return switch (rule.kind()) {
             case XID -> nvmlRef.decided(field, value.show(), "0", "no XID is injected on a real GPU",
-                    v == 0 ? Verdict.MATCH : Verdict.MISMATCH, v == 0 ? "" : "an XID was reported during the check: look at the driver's log");
-            case RATIO -> nvmlRef.decided(field, value.show(), "0..1", "a ratio", v >= 0 && v <= 1 ? Verdict.MATCH : Verdict.MISMATCH, "");
+                    v == 0 ? Agreement.MATCH : Agreement.MISMATCH, v == 0 ? "" : "an XID was reported during the check: look at the driver's log");
+            case RATIO -> nvmlRef.decided(field, value.show(), "0..1", "a ratio", v >= 0 && v <= 1 ? Agreement.MATCH : Agreement.MISMATCH, "");
             case RATE, PRESENT -> nvmlRef.decided(field, value.show(), ">= 0", "present, not negative",
-                    v >= 0 ? Verdict.MATCH : Verdict.MISMATCH, "");
+                    v >= 0 ? Agreement.MATCH : Agreement.MISMATCH, "");
             case FLAG -> nvmlRef.exact(field, value, source instanceof Val.Text(String yes) ? Val.num(yes.equals("Yes") ? 1 : 0) : source);
             case COUNTER -> nvmlRef.decided(field, value.show(), ">= " + source.show(), "a counter: at least nvml-ffm's earlier reading",
-                    v >= ((Val.Num) source).value() ? Verdict.MATCH : Verdict.MISMATCH, "");
+                    v >= ((Val.Num) source).value() ? Agreement.MATCH : Agreement.MISMATCH, "");
             case FRAMEBUFFER -> gpu.migEnabled()
-                    ? nvmlRef.decided(field, value.show(), "-", "per GPU instance with MIG on", Verdict.NOT_COMPARED, "MIG is on: each series is one instance's")
+                    ? nvmlRef.decided(field, value.show(), "-", "per GPU instance with MIG on", Agreement.NOT_COMPARED, "MIG is on: each series is one instance's")
                     : reference(field, rule, value, gpu, smi);
             case SMI_VALUE, SMI_VALUE_NOT_MIG -> reference(field, rule, value, gpu, smi);
         };

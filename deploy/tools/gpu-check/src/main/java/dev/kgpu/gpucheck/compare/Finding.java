@@ -11,11 +11,11 @@ package dev.kgpu.gpucheck.compare;
  * @param reference what it was compared with
  * @param source    where the reference comes from, e.g. {@code nvidia-smi}, {@code nvml-ffm}
  * @param rule      how it was compared, e.g. {@code exact}, {@code ±3 within the readings before and after}
- * @param verdict   the outcome
- * @param note      why, in a few words, when the verdict needs one (empty otherwise)
+ * @param agreement whether kgpu and the reference agree
+ * @param note      why, in a few words, when the agreement needs one (empty otherwise)
  */
 public record Finding(String step, String subject, String field, String kgpu, String reference, String source,
-                      String rule, Verdict verdict, String note) {
+                      String rule, Agreement agreement, String note) {
 
     /** {@code exporter GPU 0 GPU-...: DCGM_FI_DEV_GPU_TEMP was '45' but nvidia-smi says '31' (±3 ...)}. */
     public String line() {

@@ -86,7 +86,7 @@ public final class NodeComparison {
             Optional<GpuValues> smiAfter = match(after, gpu);
             if (smiBefore.isEmpty()) {
                 findings.add(compare.decided("gpu", gpu.busId(), "(none)", "matched by PCI bus id, else UUID",
-                        Verdict.MISMATCH, "nvidia-smi lists no GPU at " + gpu.busId() + " or with UUID " + gpu.uuid()));
+                        Agreement.MISMATCH, "nvidia-smi lists no GPU at " + gpu.busId() + " or with UUID " + gpu.uuid()));
                 continue;
             }
             for (String field : gpuFieldOrder()) {
@@ -104,7 +104,7 @@ public final class NodeComparison {
         for (GpuValues listed : before.gpus()) {
             if (nvml.byBusId(listed.busId()).isEmpty() && nvml.byUuid(listed.uuid()).isEmpty()) {
                 findings.add(new Compare(STEP, "nvidia-smi GPU " + listed.busId(), SOURCE).decided("gpu", "(none)",
-                        listed.uuid(), "matched by PCI bus id, else UUID", Verdict.MISMATCH,
+                        listed.uuid(), "matched by PCI bus id, else UUID", Agreement.MISMATCH,
                         "nvml-ffm does not list this GPU"));
             }
         }

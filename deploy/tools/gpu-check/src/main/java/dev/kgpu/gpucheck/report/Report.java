@@ -1,7 +1,7 @@
 package dev.kgpu.gpucheck.report;
 
 import dev.kgpu.gpucheck.compare.Finding;
-import dev.kgpu.gpucheck.compare.Verdict;
+import dev.kgpu.gpucheck.compare.Agreement;
 import dev.kgpu.gpucheck.node.CallCost;
 import dev.kgpu.gpucheck.node.NodeValues;
 
@@ -85,7 +85,7 @@ public final class Report {
     }
 
     public synchronized Outcome outcome() {
-        if (findings.stream().anyMatch(f -> f.verdict() == Verdict.MISMATCH)) {
+        if (findings.stream().anyMatch(f -> f.agreement() == Agreement.MISMATCH)) {
             return Outcome.MISMATCH;
         }
         if (!finished || steps.stream().anyMatch(s -> s.status() == StepResult.Status.FAILED)) {
@@ -95,7 +95,7 @@ public final class Report {
     }
 
     public synchronized List<Finding> mismatches() {
-        return findings.stream().filter(f -> f.verdict() == Verdict.MISMATCH).toList();
+        return findings.stream().filter(f -> f.agreement() == Agreement.MISMATCH).toList();
     }
 
     public String mode() {

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.kgpu.gpucheck.compare.Finding;
-import dev.kgpu.gpucheck.compare.Verdict;
+import dev.kgpu.gpucheck.compare.Agreement;
 import dev.kgpu.gpucheck.node.CallCost;
 import dev.kgpu.gpucheck.node.Fields;
 import dev.kgpu.gpucheck.node.NodeValues;
@@ -93,14 +93,14 @@ public final class ReportWriter {
         List<Finding> mismatches = report.mismatches();
         List<Finding> all = report.findings();
         md.append("\n## Every comparison (").append(all.size()).append(": ")
-                .append(all.stream().filter(f -> f.verdict() == Verdict.MATCH).count()).append(" match, ")
+                .append(all.stream().filter(f -> f.agreement() == Agreement.MATCH).count()).append(" match, ")
                 .append(mismatches.size()).append(" mismatch, ")
-                .append(all.stream().filter(f -> f.verdict() == Verdict.NOT_COMPARED).count()).append(" not compared)\n\n");
+                .append(all.stream().filter(f -> f.agreement() == Agreement.NOT_COMPARED).count()).append(" not compared)\n\n");
         md.append("| step | subject | field | kgpu | reference | source | rule | verdict | note |\n|---|---|---|---|---|---|---|---|---|\n");
         for (Finding f : all) {
             md.append("| ").append(cell(f.step())).append(" | ").append(cell(f.subject())).append(" | ").append(cell(f.field()))
                     .append(" | ").append(cell(f.kgpu())).append(" | ").append(cell(f.reference())).append(" | ").append(cell(f.source()))
-                    .append(" | ").append(cell(f.rule())).append(" | ").append(f.verdict().name().toLowerCase(Locale.ROOT).replace('_', ' '))
+                    .append(" | ").append(cell(f.rule())).append(" | ").append(f.agreement().name().toLowerCase(Locale.ROOT).replace('_', ' '))
                     .append(" | ").append(cell(f.note())).append(" |\n");
         }
         return md.toString();

@@ -46,7 +46,7 @@ class DiscoveryLabelsTest {
 
         List<Finding> findings = DiscoveryLabels.compare(published(), h200, Optional.of(h200));
 
-        assertThat(findings).isNotEmpty().allMatch(f -> f.verdict() == Verdict.MATCH);
+        assertThat(findings).isNotEmpty().allMatch(f -> f.agreement() == Agreement.MATCH);
         assertThat(findings).extracting(Finding::source).contains("nvml-ffm", "nvidia-smi");
     }
 
@@ -57,7 +57,7 @@ class DiscoveryLabelsTest {
         labels.remove("nvidia.com/gpu.family");
 
         List<Finding> mismatches = DiscoveryLabels.compare(labels, node(gpu(0, "NVIDIA H200", "Disabled")), Optional.empty())
-                .stream().filter(f -> f.verdict() == Verdict.MISMATCH).toList();
+                .stream().filter(f -> f.agreement() == Agreement.MISMATCH).toList();
 
         assertThat(mismatches).extracting(Finding::line).containsExactly(
                 "discovery node: nvidia.com/gpu.memory was '81559' but nvml-ffm says '143771' (exact)",

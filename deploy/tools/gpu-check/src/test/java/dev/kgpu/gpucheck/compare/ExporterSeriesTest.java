@@ -55,7 +55,7 @@ class ExporterSeriesTest {
                 "DCGM_FI_DEV_MEMORY_TEMP", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_PROF_DRAM_ACTIVE"),
                 node(true), List.of(node(true)));
 
-        assertThat(findings).filteredOn(f -> f.verdict() != Verdict.MATCH).isEmpty();
+        assertThat(findings).filteredOn(f -> f.agreement() != Agreement.MATCH).isEmpty();
         assertThat(findings).extracting(Finding::field).contains("DCGM_FI_DEV_MEMORY_TEMP", "label modelName");
     }
 
@@ -66,7 +66,7 @@ class ExporterSeriesTest {
 
         List<String> mismatches = ExporterSeries.compare(scrape, counters("DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE",
                         "DCGM_FI_DEV_MEMORY_TEMP", "DCGM_FI_PROF_DRAM_ACTIVE"), node(false), List.of(node(false))).stream()
-                .filter(f -> f.verdict() == Verdict.MISMATCH).map(Finding::field).toList();
+                .filter(f -> f.agreement() == Agreement.MISMATCH).map(Finding::field).toList();
 
         assertThat(mismatches).containsExactly("DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_MEMORY_TEMP",
                 "DCGM_FI_PROF_DRAM_ACTIVE");
@@ -77,7 +77,7 @@ class ExporterSeriesTest {
         List<Finding> findings = ExporterSeries.compare("DCGM_FI_DEV_GPU_TEMP{gpu=\"0\"} 30\n", counters("DCGM_FI_DEV_GPU_TEMP"),
                 node(false), List.of());
         assertThat(findings).singleElement().satisfies(f -> {
-            assertThat(f.verdict()).isEqualTo(Verdict.MISMATCH);
+            assertThat(f.agreement()).isEqualTo(Agreement.MISMATCH);
             assertThat(f.field()).isEqualTo("/metrics");
         });
     }

@@ -51,7 +51,7 @@ class NodeComparisonTest {
 
         List<Finding> findings = NodeComparison.compare(nvml, smi, smi);
 
-        assertThat(findings).filteredOn(f -> f.verdict() != Verdict.MATCH).isEmpty();
+        assertThat(findings).filteredOn(f -> f.agreement() != Agreement.MATCH).isEmpty();
         assertThat(findings).hasSize(3 + nvml.gpus().size() * NodeComparison.gpuFieldOrder().size());
     }
 
@@ -65,10 +65,10 @@ class NodeComparisonTest {
 
         List<Finding> findings = NodeComparison.compare(nvml, smi(xml, profile), smi(wrong, profile));
         assertThat(findings).as("total is not a moving value: only the reading before counts")
-                .filteredOn(f -> f.verdict() == Verdict.MISMATCH).isEmpty();
+                .filteredOn(f -> f.agreement() == Agreement.MISMATCH).isEmpty();
 
         List<Finding> mismatches = NodeComparison.compare(nvml, smi(wrong, profile), smi(xml, profile)).stream()
-                .filter(f -> f.verdict() == Verdict.MISMATCH).toList();
+                .filter(f -> f.agreement() == Agreement.MISMATCH).toList();
         assertThat(mismatches).extracting(Finding::line).containsExactly(
                 "nvml GPU 3 GPU-4d5e6f7a-8b9c-4d0e-9f2a-3b4c5d6e7f04: fb_memory_usage.total was '81559' but nvidia-smi says '40960' (±1); off by 40599");
     }
@@ -82,9 +82,9 @@ class NodeComparisonTest {
         String hot = xml.replace("<gpu_temp>31 C</gpu_temp>", "<gpu_temp>35 C</gpu_temp>");
 
         assertThat(NodeComparison.compare(nvml, smi(xml, profile), smi(warmer, profile)))
-                .filteredOn(f -> f.verdict() == Verdict.MISMATCH).isEmpty();
+                .filteredOn(f -> f.agreement() == Agreement.MISMATCH).isEmpty();
         assertThat(NodeComparison.compare(nvml, smi(hot, profile), smi(hot, profile)))
-                .filteredOn(f -> f.verdict() == Verdict.MISMATCH)
+                .filteredOn(f -> f.agreement() == Agreement.MISMATCH)
                 .extracting(Finding::field).hasSize(8).containsOnly("temperature.gpu_temp");
     }
 
@@ -96,7 +96,7 @@ class NodeComparisonTest {
                 .replace("GPU-3f1c4b2a-9d7e-4a61-b0c5-2e8f6d1a7c93", "GPU-other");
 
         assertThat(NodeComparison.compare(nvml, smi(xml, profile), smi(xml, profile)))
-                .filteredOn(f -> f.verdict() == Verdict.MISMATCH).extracting(Finding::note)
+                .filteredOn(f -> f.agreement() == Agreement.MISMATCH).extracting(Finding::note)
                 .contains("nvidia-smi lists no GPU at 00000000:01:00.0 or with UUID GPU-3f1c4b2a-9d7e-4a61-b0c5-2e8f6d1a7c93",
                         "nvml-ffm does not list this GPU");
     }

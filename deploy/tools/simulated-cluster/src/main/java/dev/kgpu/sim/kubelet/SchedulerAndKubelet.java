@@ -25,6 +25,7 @@ import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 
+import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -372,7 +373,7 @@ public final class SchedulerAndKubelet implements AutoCloseable {
                     }
                 }
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.ERROR, "handling " + event + " failed", e);
+                LOG.log(System.Logger.Level.ERROR, MessageFormat.format("handling {0} failed", event), e);
                 failure.compareAndSet(null, e);
             }
             synchronized (settled) {

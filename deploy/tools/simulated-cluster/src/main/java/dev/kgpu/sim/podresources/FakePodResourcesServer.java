@@ -1,5 +1,9 @@
 package dev.kgpu.sim.podresources;
 
+import dev.kgpu.agent.Startup;
+import dev.kgpu.agent.settings.ConfigLoader;
+import dev.kgpu.agent.settings.Setting;
+import dev.kgpu.config.v1.ValueType;
 import dev.kgpu.kubelet.podresources.v1.AllocatableResourcesRequest;
 import dev.kgpu.kubelet.podresources.v1.AllocatableResourcesResponse;
 import dev.kgpu.kubelet.podresources.v1.ContainerDevices;
@@ -251,20 +255,46 @@ public final class FakePodResourcesServer implements AutoCloseable {
         }
     }
 
+    /** {@code --socket}: where to serve. */
+    static final Setting<String> SOCKET = Setting.of(List.of("socket"), List.of(), ValueType.string(), "",
+            "the Unix socket to serve PodResources v1 on");
+    /** {@code --every-gpu}: a pod per GPU. */
+    static final Setting<Boolean> EVERY_GPU = Setting.of(List.of("every-gpu"), List.of(), ValueType.bool(), false,
+            "give each GPU NVML reports (KGPU_NVML_LIBRARY) to a pod of its own, each MIG device too");
+
+    /** The command line: where to serve, and whether every GPU gets a pod. */
+    record Options(Path socket, boolean everyGpu) {
+    }
+
+    /** Reads the command line with the agents' shared loader: one line naming a bad flag, or --help. */
+    static Startup<Options> options(String[] args) {
+        return Startup.load("fake-pod-resources", () -> new ConfigLoader<>(new ConfigLoader.Agent<>("fake-pod-resources",
+                List.of(SOCKET, EVERY_GPU), resolved -> {
+                    String socket = resolved.get(SOCKET);
+                    if (socket.isBlank()) {
+                        resolved.fail(SOCKET, socket, "must name the Unix socket to serve on");
+                    }
+                    return new Options(Path.of(socket), resolved.get(EVERY_GPU));
+                }), args, name -> null).load());
+    }
+
     /**
-     * Serves until the process is stopped: {@code FakePodResourcesServer <socket> [--every-gpu]}. With
+     * Serves until the process is stopped: {@code FakePodResourcesServer --socket=<path> [--every-gpu]}. With
      * {@code --every-gpu} each GPU NVML reports ({@code KGPU_NVML_LIBRARY}) is given to its own pod
      * {@code default/gpu-pod-<index>} (container {@code main}), each MIG device to
      * {@code default/mig-pod-<index>-<n>} under {@code nvidia.com/mig-<profile>}. Used by the benchmark and
      * handy for the simulated node.
      */
     public static void main(String[] args) throws InterruptedException {
-        if (args.length < 1) {
-            System.err.println("usage: FakePodResourcesServer <socket> [--every-gpu]");
-            System.exit(2);
-        }
-        FakePodResourcesServer server = start(Path.of(args[0]));
-        if (args.length > 1 && args[1].equals("--every-gpu")) {
+        Options options = switch (options(args)) {
+            case Startup.Exit<Options> exit -> {
+                System.exit(exit.print(System.out, System.err));
+                yield null;
+            }
+            case Startup.Run<Options>(Options read) -> read;
+        };
+        FakePodResourcesServer server = start(options.socket());
+        if (options.everyGpu()) {
             try (dev.kgpu.nvml.Nvml nvml = dev.kgpu.nvml.Nvml.open()) {
                 for (dev.kgpu.nvml.GpuDevice gpu : nvml.devices()) {
                     List<dev.kgpu.nvml.MigDevice> migs = gpu.migDevices();

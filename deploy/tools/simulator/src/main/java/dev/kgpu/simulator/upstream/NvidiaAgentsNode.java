@@ -1,5 +1,9 @@
 package dev.kgpu.simulator.upstream;
 
+import dev.kgpu.agent.Startup;
+import dev.kgpu.agent.settings.ConfigLoader;
+import dev.kgpu.agent.settings.Setting;
+import dev.kgpu.config.v1.ValueType;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import dev.kgpu.sim.kubelet.DeviceState;
 import dev.kgpu.sim.kubelet.KubeletSimulator;
@@ -40,15 +44,49 @@ public final class NvidiaAgentsNode {
     private NvidiaAgentsNode() {
     }
 
+    static final Setting<String> CHECKOUT = Setting.of(List.of("checkout"), List.of(), ValueType.string(), "",
+            "the kgpu checkout (its mock NVML)");
+    static final Setting<String> PROFILE = Setting.of(List.of("profile"), List.of(), ValueType.string(), "",
+            "the mock NVML profile of the node");
+    static final Setting<String> WORK_DIR = Setting.of(List.of("work-dir"), List.of(), ValueType.string(), "",
+            "the node's folder: kubelet socket, device nodes, the report");
+    static final Setting<Integer> TIMEOUT = Setting.of(List.of("timeout"), List.of(), ValueType.positiveInt(), 120,
+            "seconds to wait for NVIDIA's plugin to register");
+
+    /** What run-nvidia-agents passes. */
+    record Options(Path checkout, String profile, Path workDir, Duration timeout) {
+    }
+
+    /** Reads the command line with the agents' shared loader: one line naming a bad flag, or --help. */
+    static Startup<Options> options(String[] args) {
+        return Startup.load("nvidia-agents-node", () -> new ConfigLoader<>(new ConfigLoader.Agent<>("nvidia-agents-node",
+                List.of(CHECKOUT, PROFILE, WORK_DIR, TIMEOUT), resolved -> {
+                    for (Setting<String> required : List.of(CHECKOUT, PROFILE, WORK_DIR)) {
+                        if (resolved.get(required).isBlank()) {
+                            resolved.fail(required, "", "is required");
+                        }
+                    }
+                    return new Options(Path.of(resolved.get(CHECKOUT)).toAbsolutePath(), resolved.get(PROFILE),
+                            Path.of(resolved.get(WORK_DIR)).toAbsolutePath(), Duration.ofSeconds(resolved.get(TIMEOUT)));
+                }), args, name -> null).load());
+    }
+
+    /**
+     * {@code NvidiaAgentsNode --checkout=<kgpu checkout> --profile=<profile> --work-dir=<dir> --timeout=<seconds>}
+     * (the {@code run-nvidia-agents} script).
+     */
     public static void main(String[] args) throws Exception {
-        if (args.length != 4) {
-            System.err.println("usage: NvidiaAgentsNode <kgpu checkout> <profile> <work dir> <timeout seconds>");
-            System.exit(2);
-        }
-        Path checkout = Path.of(args[0]).toAbsolutePath();
-        String profile = args[1];
-        Path workDir = Path.of(args[2]).toAbsolutePath();
-        Duration timeout = Duration.ofSeconds(Long.parseLong(args[3]));
+        Options options = switch (options(args)) {
+            case Startup.Exit<Options> exit -> {
+                System.exit(exit.print(System.out, System.err));
+                yield null;
+            }
+            case Startup.Run<Options>(Options read) -> read;
+        };
+        Path checkout = options.checkout();
+        String profile = options.profile();
+        Path workDir = options.workDir();
+        Duration timeout = options.timeout();
 
         Path mockLibrary = checkout.resolve("nvml-ffm/nvml/target/mock/libnvidia-ml.so.1");
         SimulatedGpus gpus = SimulatedGpus.read(mockLibrary, profile);

@@ -1,5 +1,6 @@
 package dev.kgpu.exporter.app;
 
+import dev.kgpu.agent.Supervisor;
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.exporter.collector.XidHistory;
 import dev.kgpu.exporter.counters.CounterSet;
@@ -27,10 +28,10 @@ import java.util.function.Supplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The supervisor on a fake node (no NVML): retrying NVML with backoff until it opens, liveness of a hung
+ * The exporter's collection on the agent kit's supervisor, on a fake node (no NVML): retrying NVML with backoff until it opens, liveness of a hung
  * collection, and SIGHUP's counters reload keeping the running counters when the new file is bad.
  */
-class ExporterSupervisorTest {
+class CollectionHandlerTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final CounterSet TWO = CountersFile.parse("two.csv", """
@@ -42,7 +43,7 @@ class ExporterSupervisorTest {
             """);
 
     /** A node whose collections return at once, or wait for {@link #release} once {@link #hang} is set. */
-    static final class FakeNode implements ExporterSupervisor.Node {
+    static final class FakeNode implements CollectionHandler.Node {
         final List<CounterSet> used = new CopyOnWriteArrayList<>();
         final AtomicInteger collections = new AtomicInteger();
         final AtomicBoolean hang = new AtomicBoolean();
@@ -96,56 +97,67 @@ class ExporterSupervisorTest {
         }
     }
 
-    private static ExporterSupervisor supervisor(Function<CounterSet, ExporterSupervisor.Node> open,
-                                                 Supplier<CounterSet> reread, Duration interval, Runnable openFailed) {
-        return new ExporterSupervisor(open, TWO, reread, snapshot -> { }, interval, Clock.systemUTC(),
-                new XidHistory(Duration.ofMinutes(1)), nanos -> { }, openFailed);
+    private static CollectionHandler handler(Function<CounterSet, CollectionHandler.Node> open, Duration interval,
+                                             Runnable openFailed) {
+        return new CollectionHandler(open, snapshot -> { }, interval, new XidHistory(Duration.ofMinutes(1)), nanos -> { },
+                openFailed);
+    }
+
+    /** Starts {@code handler} collecting {@link #TWO}, as the exporter does; {@code reread} is SIGHUP's counters file. */
+    private static Supervisor<CounterSet, CollectionHandler.Event> start(CollectionHandler handler,
+                                                                         Supplier<CounterSet> reread) {
+        return CollectionHandler.start(handler, TWO, reread, Clock.systemUTC());
     }
 
     @Test
     void withoutNvmlItStaysUpAndRetriesUntilNvmlOpens() {
         AtomicInteger failures = new AtomicInteger();
         AtomicBoolean driverLoaded = new AtomicBoolean();
-        try (ExporterSupervisor supervisor = supervisor(counters -> {
+        CollectionHandler handler = handler(counters -> {
             if (!driverLoaded.get()) {
                 throw new IllegalStateException("could not load libnvidia-ml.so.1");
             }
             return new FakeNode(counters);
-        }, () -> TWO, Duration.ofMillis(100), failures::incrementAndGet)) {
-            supervisor.start();
-
-            assertThat(supervisor.lastSuccess()).isNull();
+        }, Duration.ofMillis(100), failures::incrementAndGet);
+        Supervisor<CounterSet, CollectionHandler.Event> supervisor = start(handler, () -> TWO);
+        try {
+            assertThat(handler.lastSuccess()).isNull();
             assertThat(supervisor.running()).isTrue();
             Await.until("a second try to open NVML (after 1 s of backoff)", WAIT, () -> failures.get() >= 2);
-            assertThat(supervisor.stuckFor(Instant.now())).isLessThan(Duration.ofSeconds(1));
+            assertThat(handler.stuckFor(Instant.now())).isLessThan(Duration.ofSeconds(1));
 
             driverLoaded.set(true);
             Await.until("a collection once NVML opens (within the 2 s backoff)", WAIT,
-                    () -> supervisor.lastSuccess() != null);
+                    () -> handler.lastSuccess() != null);
+        } finally {
+            supervisor.stop(WAIT);
         }
     }
 
     @Test
     void aHungCollectionIsSeenAsStuck() {
         AtomicReference<FakeNode> node = new AtomicReference<>();
-        try (ExporterSupervisor supervisor = supervisor(counters -> {
+        CollectionHandler handler = handler(counters -> {
             node.set(new FakeNode(counters));
             return node.get();
-        }, () -> TWO, Duration.ofMillis(100), () -> { })) {
-            supervisor.start();
-            assertThat(supervisor.lastSuccess()).isNotNull();
+        }, Duration.ofMillis(100), () -> { });
+        Supervisor<CounterSet, CollectionHandler.Event> supervisor = start(handler, () -> TWO);
+        try {
+            assertThat(handler.lastSuccess()).isNotNull();
             node.get().hang.set(true);
 
             Await.until("a collection that hangs", WAIT, () -> node.get().hanging.get() == 1);
             Instant now = Instant.now();
-            Instant stuckSince = now.minus(supervisor.stuckFor(now));
+            Instant stuckSince = now.minus(handler.stuckFor(now));
             Duration limit = Exporter.stuckAfter(Duration.ofMillis(100));
             assertThat(limit).isEqualTo(Duration.ofSeconds(30));
-            assertThat(supervisor.stuckFor(stuckSince.plus(limit).plusSeconds(1))).isGreaterThan(limit);
+            assertThat(handler.stuckFor(stuckSince.plus(limit).plusSeconds(1))).isGreaterThan(limit);
             assertThat(Exporter.stuckAfter(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(150));
 
             node.get().release.countDown();
-            Await.until("the collection to finish", WAIT, () -> supervisor.stuckFor(Instant.now()).isZero());
+            Await.until("the collection to finish", WAIT, () -> handler.stuckFor(Instant.now()).isZero());
+        } finally {
+            supervisor.stop(WAIT);
         }
     }
 
@@ -160,11 +172,12 @@ class ExporterSupervisorTest {
             }
             return ONE;
         };
-        try (ExporterSupervisor supervisor = supervisor(counters -> {
+        CollectionHandler handler = handler(counters -> {
             node.set(new FakeNode(counters));
             return node.get();
-        }, file, Duration.ofHours(1), () -> { })) {
-            supervisor.start();
+        }, Duration.ofHours(1), () -> { });
+        Supervisor<CounterSet, CollectionHandler.Event> supervisor = start(handler, file);
+        try {
             int before = node.get().collections.get();
 
             supervisor.reload();
@@ -176,6 +189,8 @@ class ExporterSupervisorTest {
             assertThat(node.get().used).containsExactly(TWO, ONE);
             // a reload collects at once, not at the next (hourly) interval
             Await.until("a collection with the new counters", WAIT, () -> node.get().collections.get() > before);
+        } finally {
+            supervisor.stop(WAIT);
         }
     }
 }

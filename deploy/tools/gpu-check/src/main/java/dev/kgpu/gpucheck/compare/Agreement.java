@@ -1,7 +1,10 @@
 package dev.kgpu.gpucheck.compare;
 
-/** How one compared value came out. */
-public enum Verdict {
+/**
+ * How one compared value came out: whether kgpu and the reference agree. (Named apart from the validator's
+ * {@code Verdict}, which is a component's outcome; the report's column still reads "verdict".)
+ */
+public enum Agreement {
     /** Equal, or within the field's tolerance. */
     MATCH,
     /** Different: the check fails. */

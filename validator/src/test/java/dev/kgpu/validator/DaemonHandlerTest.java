@@ -1,5 +1,6 @@
 package dev.kgpu.validator;
 
+import dev.kgpu.agent.Supervisor;
 import dev.kgpu.validator.adapters.DirectoryStatusFiles;
 import dev.kgpu.validator.core.Component;
 import dev.kgpu.validator.core.ComponentFailure;
@@ -20,7 +21,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class DaemonSupervisorTest {
+/** Daemon mode on the agent kit's supervisor: revalidation, ready files removed at the stop, exit 1 on an Error. */
+class DaemonHandlerTest {
 
     @TempDir
     Path dir;
@@ -56,26 +58,25 @@ class DaemonSupervisorTest {
         DirectoryStatusFiles files = new DirectoryStatusFiles(dir);
         ValidationState state = new ValidationState();
         ValidationPass pass = new ValidationPass(List.of(validator), files, false, Duration.ofSeconds(5), d -> { });
-        DaemonSupervisor supervisor = new DaemonSupervisor(pass, files, state, Duration.ofHours(1), () -> { });
-
-        supervisor.start();
+        Supervisor<Duration, DaemonHandler.Revalidate> supervisor = DaemonHandler.start(
+                new DaemonHandler(pass, files, state), Duration.ofHours(1));
         awaitValidation(validator, true);
         awaitCondition(state::allValid);
         assertThat(files.exists(Component.DRIVER)).isTrue();
 
         validator.healthy.set(false);
-        supervisor.revalidateNow();
+        supervisor.post(DaemonHandler.Revalidate.NOW);
         awaitValidation(validator, false);
         awaitCondition(() -> !state.allValid());
         assertThat(state.latest().getFirst().line()).isEqualTo("driver FAILED driver: GPU 0 did not answer");
         assertThat(files.exists(Component.DRIVER)).isFalse();
 
         validator.healthy.set(true);
-        supervisor.revalidateNow();
+        supervisor.post(DaemonHandler.Revalidate.NOW);
         awaitValidation(validator, true);
         awaitCondition(state::allValid);
 
-        supervisor.close();
+        supervisor.stop(Duration.ofSeconds(30));
         assertThat(files.exists(Component.DRIVER)).isFalse();
     }
 
@@ -94,16 +95,14 @@ class DaemonSupervisorTest {
         };
         DirectoryStatusFiles files = new DirectoryStatusFiles(dir);
         ValidationPass pass = new ValidationPass(List.of(exhausted), files, false, Duration.ofSeconds(5), d -> { });
-        BlockingQueue<String> exits = new ArrayBlockingQueue<>(1);
-        DaemonSupervisor supervisor = new DaemonSupervisor(pass, files, new ValidationState(), Duration.ofHours(1),
-                () -> exits.add("exit"));
+        Supervisor<Duration, DaemonHandler.Revalidate> supervisor = DaemonHandler.start(
+                new DaemonHandler(pass, files, new ValidationState()), Duration.ofHours(1));
 
-        supervisor.start();
-
-        assertThat(exits.poll(10, TimeUnit.SECONDS)).as("the process asked to exit").isEqualTo("exit");
-        assertThat(supervisor.exitStatus()).isEqualTo(1);
-        supervisor.close();
-        supervisor.close();
+        // the process exits with what the supervisor ends with
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).as("the process asked to exit").isPresent();
+        assertThat(supervisor.awaitExit()).isEqualTo(1);
+        supervisor.stop(Duration.ofSeconds(30));
+        supervisor.stop(Duration.ofSeconds(30));
     }
 
     /** Polls a condition the supervisor thread sets right after the validation the test already saw. */

@@ -5,11 +5,12 @@ import java.util.Optional;
 /**
  * Versions as NVIDIA's driver publishes them in {@code version} attributes: parsed loosely and printed as
  * {@code major.minor.patch} (Masterminds semver's {@code MustParse(...).String()}), so {@code 9.0} becomes
- * {@code 9.0.0} and {@code 535.104.05} becomes {@code 535.104.5}.
+ * {@code 9.0.0} and {@code 535.104.05} becomes {@code 535.104.5}. Not discovery's {@code DriverVersions}
+ * (a node's driver and CUDA versions): this is the attribute format alone.
  */
-final class DriverVersions {
+final class VersionAttributes {
 
-    private DriverVersions() {
+    private VersionAttributes() {
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.kgpu.discovery.run;
 
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.agent.Supervisor;
+import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.discovery.labels.Labels;
 import dev.kgpu.discovery.publish.ScriptedSink;
 import dev.kgpu.discovery.testing.TestSettings;
@@ -21,8 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** The supervisor's lifecycle with NVML missing and a scripted sink: retries, recovery, SIGHUP, oneshot, fatal init. */
-class DiscoverySupervisorTest {
+/** Discovery's lifecycle on the agent kit's supervisor, with NVML missing and a scripted sink: retries, recovery, SIGHUP, oneshot, fatal init. */
+class DiscoveryHandlerTest {
 
     static final InstantSource CLOCK = InstantSource.fixed(Instant.ofEpochSecond(1_700_000_000L));
     static final Backoff.Policy FAST = new Backoff.Policy(Duration.ofMillis(10), Duration.ofMillis(40));
@@ -59,10 +61,10 @@ class DiscoverySupervisorTest {
     void withoutNvmlItPublishesTheDriverlessLabelsIsNotReadyAndKeepsTryingNvml() throws Exception {
         ScriptedSink sink = new ScriptedSink(0);
         PassStatus status = new PassStatus();
-        DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(missingDriver(), s -> sink, CLOCK), status,
-                () -> settings(false, false, Optional.of(Duration.ofHours(1))), CLOCK);
-
-        supervisor.start(settings(false, false, Optional.of(Duration.ofHours(1))));
+        Supervisor<DiscoverySettings, DiscoveryHandler.Due> supervisor = DiscoveryHandler.start(
+                new LabelingPass(missingDriver(), s -> sink, CLOCK), status,
+                () -> settings(false, false, Optional.of(Duration.ofHours(1))), CLOCK,
+                settings(false, false, Optional.of(Duration.ofHours(1))));
 
         assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(minimal());
         // the sleep interval is an hour, but NVML is retried with the (fast) backoff
@@ -70,8 +72,8 @@ class DiscoverySupervisorTest {
         assertThat(status.current().ready()).isFalse();
         assertThat(status.current().detail()).contains("NVML unavailable", "Driver Not Loaded");
 
-        supervisor.stop();
-        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isZero();
+        supervisor.stop(Duration.ofSeconds(10));
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).hasValue(0);
         assertThat(sink.closed()).isTrue();
     }
 
@@ -79,12 +81,11 @@ class DiscoverySupervisorTest {
     void failOnInitErrorStopsWithExitCode1() throws Exception {
         ScriptedSink sink = new ScriptedSink(0);
         PassStatus status = new PassStatus();
-        DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(missingDriver(), s -> sink, CLOCK), status,
-                () -> settings(true, false, Optional.empty()), CLOCK);
+        Supervisor<DiscoverySettings, DiscoveryHandler.Due> supervisor = DiscoveryHandler.start(
+                new LabelingPass(missingDriver(), s -> sink, CLOCK), status,
+                () -> settings(true, false, Optional.empty()), CLOCK, settings(true, false, Optional.empty()));
 
-        supervisor.start(settings(true, false, Optional.empty()));
-
-        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isEqualTo(1);
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).hasValue(1);
         assertThat(sink.attempts()).isZero();
         assertThat(status.current().detail()).contains("FAIL_ON_INIT_ERROR=false");
     }
@@ -93,15 +94,14 @@ class DiscoverySupervisorTest {
     void refusedWritesAreRetriedWithBackoffUntilTheyGoThrough() throws Exception {
         ScriptedSink sink = new ScriptedSink(3);
         PassStatus status = new PassStatus();
-        DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(missingDriver(), s -> sink, CLOCK), status,
-                () -> settings(false, false, Optional.empty()), CLOCK);
-
-        supervisor.start(settings(false, false, Optional.empty()));
+        Supervisor<DiscoverySettings, DiscoveryHandler.Due> supervisor = DiscoveryHandler.start(
+                new LabelingPass(missingDriver(), s -> sink, CLOCK), status,
+                () -> settings(false, false, Optional.empty()), CLOCK, settings(false, false, Optional.empty()));
 
         assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(minimal());
         assertThat(sink.attempts()).isEqualTo(4);
-        supervisor.stop();
-        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isZero();
+        supervisor.stop(Duration.ofSeconds(10));
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).hasValue(0);
     }
 
     @Test
@@ -113,40 +113,40 @@ class DiscoverySupervisorTest {
                 new Backoff.Policy(Duration.ofHours(1), Duration.ofHours(1)));
         DiscoverySettings infinite = builder.build();
         DiscoverySettings withoutTimestamp = builder.labels(TestSettings.withoutTimestamp(infinite.labels())).build();
-        DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(opener, s -> sink, CLOCK), new PassStatus(),
+        Supervisor<DiscoverySettings, DiscoveryHandler.Due> supervisor = DiscoveryHandler.start(
+                new LabelingPass(opener, s -> sink, CLOCK), new PassStatus(),
                 () -> {
                     reloads.incrementAndGet();
                     return withoutTimestamp;
-                }, CLOCK);
-        supervisor.start(infinite);
+                }, CLOCK, infinite);
         assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(minimal());
 
-        supervisor.relabel();
+        supervisor.reload();
 
         // the reloaded configuration drops the timestamp
         assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(Labels.builder().build());
         assertThat(reloads).hasValue(1);
-        supervisor.stop();
-        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isZero();
+        supervisor.stop(Duration.ofSeconds(10));
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).hasValue(0);
     }
 
     @Test
     void aBadReloadKeepsTheConfigurationInUse() throws Exception {
         ScriptedSink sink = new ScriptedSink(0);
-        DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(missingDriver(), s -> sink, CLOCK), new PassStatus(),
-                () -> {
-                    throw new IllegalArgumentException("flags.migStrategy was 'dual' but it must be one of none, single, mixed");
-                }, CLOCK);
         DiscoverySettings infinite = builder(false, false, Optional.empty()).timing(false, Optional.empty(),
                 new Backoff.Policy(Duration.ofHours(1), Duration.ofHours(1))).build();
-        supervisor.start(infinite);
+        Supervisor<DiscoverySettings, DiscoveryHandler.Due> supervisor = DiscoveryHandler.start(
+                new LabelingPass(missingDriver(), s -> sink, CLOCK), new PassStatus(),
+                () -> {
+                    throw InvalidConfigException.of("flags.migStrategy", "dual", "must be one of none, single, mixed");
+                }, CLOCK, infinite);
         assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isNotNull();
 
-        supervisor.relabel();
+        supervisor.reload();
 
         assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(minimal());
-        supervisor.stop();
-        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isZero();
+        supervisor.stop(Duration.ofSeconds(10));
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).hasValue(0);
     }
 
     @Test
@@ -156,11 +156,10 @@ class DiscoverySupervisorTest {
                 .sink(dev.kgpu.discovery.settings.LabelSinkKind.FILE).build();
         LabelingPass pass = new LabelingPass(missingDriver(),
                 s -> new dev.kgpu.discovery.publish.FeatureFileSink(s.outputFile(), s.removeOutputFileOnExit()), CLOCK);
-        DiscoverySupervisor supervisor = new DiscoverySupervisor(pass, new PassStatus(), () -> oneshot, CLOCK);
+        Supervisor<DiscoverySettings, DiscoveryHandler.Due> supervisor = DiscoveryHandler.start(pass, new PassStatus(),
+                () -> oneshot, CLOCK, oneshot);
 
-        supervisor.start(oneshot);
-
-        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isZero();
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).hasValue(0);
         assertThat(Files.readString(file)).isEqualTo(minimal().toFeatureFile());
     }
 
@@ -171,12 +170,10 @@ class DiscoverySupervisorTest {
         };
         DiscoverySettings oneshot = settings(false, true, Optional.of(Duration.ofSeconds(60)));
         PassStatus status = new PassStatus();
-        DiscoverySupervisor supervisor = new DiscoverySupervisor(new LabelingPass(exhausted, s -> new ScriptedSink(0),
-                CLOCK), status, () -> oneshot, CLOCK);
+        Supervisor<DiscoverySettings, DiscoveryHandler.Due> supervisor = DiscoveryHandler.start(
+                new LabelingPass(exhausted, s -> new ScriptedSink(0), CLOCK), status, () -> oneshot, CLOCK, oneshot);
 
-        supervisor.start(oneshot);
-
-        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).isEqualTo(1);
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).hasValue(1);
         assertThat(status.current().ready()).isFalse();
         assertThat(status.current().detail()).contains("OutOfMemoryError");
     }
