@@ -95,7 +95,7 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
     // ---------------------------------------------------------------------------------------------
     // the node's thread
 
-    /** First thing on the node's thread: starts the front-ends and serves. */
+    /** First thing on the node's thread: starts the front-ends; serving them is its first event. */
     @Override
     public void start(C loaded, Supervisor.Control<Runnable> nodeControl) {
         this.settings = Objects.requireNonNull(loaded, "loaded");
@@ -108,7 +108,8 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
         devicesRetry = context.retry(this::retryDevices);
         running = true;
         frontEnds.forEach(f -> f.frontEnd().start(context));
-        restart(loaded, false, "start");
+        // the first serve may wait on NVML and the kubelet: as an event, so that the supervisor is there to stop it
+        control.post(() -> restart(loaded, false, "start"));
         publishStatus();
     }
 

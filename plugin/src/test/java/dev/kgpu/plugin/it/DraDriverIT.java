@@ -259,9 +259,10 @@ class DraDriverIT {
         DraClaim claim = new DraClaim("ml", "held", created.getMetadata().getUid());
         ClaimRef held = new ClaimRef("ml", "held", claim.uid());
         try (MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), root).start()) {
+            DraPluginClient client = plugin.draClient();
             assertThat(plugin.ledger.view().entries()).isEmpty();
 
-            assertThat(plugin.draClient().prepare(List.of(claim)).get(claim.uid()).error()).isEmpty();
+            assertThat(client.prepare(List.of(claim)).get(claim.uid()).error()).isEmpty();
 
             assertThat(plugin.ledger.view().entries()).singleElement().isInstanceOfSatisfying(
                     AllocationLedger.Hold.DraHold.class, hold -> {
@@ -272,10 +273,11 @@ class DraDriverIT {
         }
 
         try (MockNvmlPlugin restarted = withDriverRoot(plugin("dgx-h100"), root).start()) {
+            DraPluginClient client = restarted.draClient(); // registered: the checkpoint was opened before
             assertThat(restarted.ledger.view().entries()).as("restored from the claim checkpoint").singleElement()
                     .isInstanceOfSatisfying(AllocationLedger.Hold.DraHold.class, hold -> assertThat(hold.claim()).isEqualTo(held));
 
-            assertThat(restarted.draClient().unprepare(List.of(claim))).containsExactly(Map.entry(claim.uid(), Optional.empty()));
+            assertThat(client.unprepare(List.of(claim))).containsExactly(Map.entry(claim.uid(), Optional.empty()));
 
             assertThat(restarted.ledger.view().entries()).isEmpty();
         }
