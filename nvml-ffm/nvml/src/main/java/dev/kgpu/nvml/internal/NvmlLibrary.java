@@ -2,6 +2,7 @@ package dev.kgpu.nvml.internal;
 
 import dev.kgpu.nvml.NvmlException;
 import dev.kgpu.nvml.NvmlOptions;
+import dev.kgpu.nvml.internal.bindings.NvmlSymbols;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
@@ -13,7 +14,7 @@ import java.util.List;
 /**
  * The process-wide {@code libnvidia-ml.so.1}, opened once with {@link SymbolLookup#libraryLookup(Path, Arena)}
  * in the global arena. It is never unloaded: the generated bindings cache downcall handles whose addresses
- * point into it.
+ * point into it. Its symbols go to {@link NvmlSymbols}, where the generated bindings resolve them.
  *
  * <p>Thread-safety: {@link #load} and {@link #symbols} are synchronised; {@link #has} uses a concurrent
  * cache.
@@ -47,6 +48,7 @@ public final class NvmlLibrary {
             if (!candidate.isAbsolute() || Files.isRegularFile(candidate)) {
                 try {
                     loaded = new Loaded(candidate, SymbolLookup.libraryLookup(candidate, Arena.global()));
+                    NvmlSymbols.use(loaded.symbols());
                     return loaded;
                 } catch (IllegalArgumentException e) {
                     if (failure == null) {
@@ -96,12 +98,9 @@ public final class NvmlLibrary {
         return paths;
     }
 
-    /** Symbols of the loaded library, for the generated bindings. */
-    public static synchronized SymbolLookup symbols() {
-        if (loaded == null) {
-            throw new IllegalStateException("NVML bindings were used before NvmlLibrary.load opened libnvidia-ml.so.1");
-        }
-        return loaded.symbols();
+    /** Symbols of the loaded library ({@link NvmlSymbols#lookup}, which the generated bindings resolve in). */
+    static SymbolLookup symbols() {
+        return NvmlSymbols.lookup();
     }
 
     /**

@@ -20,7 +20,7 @@ public class NvmlNative extends NvmlNative$shared {
 
     static final Arena LIBRARY_ARENA = Arena.ofAuto();
 
-    static final SymbolLookup SYMBOL_LOOKUP = dev.kgpu.nvml.internal.NvmlLibrary.symbols();
+    static final SymbolLookup SYMBOL_LOOKUP = NvmlSymbols.lookup();
 
     private static final int NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE = (int)32L;
     /**
