@@ -305,6 +305,32 @@ class DraDriverIT {
     }
 
     @Test
+    void oneCallMixingGoodClaimsWithBrokenOnesPreparesTheGoodOnesAndAnswersEveryClaim() {
+        ResourceClaim good = createClaim("ml", "good", "gpu-0");
+        ResourceClaim other = createClaim("ml", "other", "gpu-1");
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), uncheckedRoot("dgx-h100")).start()) {
+            DraPluginClient client = plugin.draClient();
+
+            Map<String, DraClaimResult> results = client.prepare(List.of(
+                    new DraClaim("ml", "good", good.getMetadata().getUid()),
+                    new DraClaim("", "no-namespace", "uid-ns"),
+                    new DraClaim("ml", "", "uid-name"),
+                    new DraClaim("ml", "no-uid", ""),
+                    new DraClaim("ml", "other", other.getMetadata().getUid())));
+
+            assertThat(results.get(good.getMetadata().getUid()).cdiDeviceIds())
+                    .containsExactly("k8s.gpu.nvidia.com/claim=" + good.getMetadata().getUid() + "-gpu-0");
+            assertThat(results.get(other.getMetadata().getUid()).cdiDeviceIds())
+                    .containsExactly("k8s.gpu.nvidia.com/claim=" + other.getMetadata().getUid() + "-gpu-1");
+            assertThat(results.get("uid-ns").error()).contains("claim uid-ns: the kubelet sent no namespace (name 'no-namespace')");
+            assertThat(results.get("uid-name").error()).contains("claim uid-name: the kubelet sent no name (namespace 'ml')");
+            assertThat(results.get("").error()).contains("claim ml/no-uid: the kubelet sent no UID");
+            assertThat(results.values()).extracting(r -> r.error().orElse("")).noneMatch(e -> e.contains("Name must be provided"));
+            assertThat(plugin.dra.status().preparedClaims()).isEqualTo(2);
+        }
+    }
+
+    @Test
     void aRefusedRegistrationIsReportedWithTheKubeletsReasonAndTriedAgain() {
         try (PluginWatcher kubelet = PluginWatcher.start(dir.resolve("plugins_registry"));
              MockNvmlPlugin plugin = refusing(kubelet).plugin("rtx3060").withoutKubelet().start()) {

@@ -16,7 +16,8 @@ import java.util.Objects;
 
 /**
  * ResourceClaims ({@code resource.k8s.io/v1}) read through fabric8: one GET by namespace and name, the UID compared
- * with the kubelet's, {@code status.allocation.devices.results} turned into {@link AllocatedDevice}s. Needs
+ * with the kubelet's, {@code status.allocation.devices.results} turned into {@link AllocatedDevice}s (a missing pool or
+ * device reads as empty, which the preparer refuses; {@code adminAccess} as given). Needs
  * {@code get} on {@code resourceclaims}. Thread-safe, as the client is.
  */
 public final class KubernetesClaims implements ClaimSource {
@@ -35,6 +36,9 @@ public final class KubernetesClaims implements ClaimSource {
                     .withName(claim.name()).get();
         } catch (KubernetesClientException e) {
             return new ClaimAllocation.Unreadable(KubernetesError.of(e).describe());
+        } catch (IllegalArgumentException e) {
+            // fabric8's own check of the namespace or name (the preparer checks them first; this keeps it per claim)
+            return new ClaimAllocation.Unreadable("the request could not be made: " + e.getMessage());
         }
         if (found == null) {
             return new ClaimAllocation.NotFound();
@@ -50,8 +54,12 @@ public final class KubernetesClaims implements ClaimSource {
         List<DeviceRequestAllocationResult> results = allocation.getDevices() == null || allocation.getDevices().getResults() == null
                 ? List.of() : allocation.getDevices().getResults();
         return new ClaimAllocation.Allocated(results.stream()
-                .map(r -> new AllocatedDevice(String.valueOf(r.getRequest()), String.valueOf(r.getDriver()),
-                        String.valueOf(r.getPool()), String.valueOf(r.getDevice())))
+                .map(r -> new AllocatedDevice(orEmpty(r.getRequest()), orEmpty(r.getDriver()),
+                        orEmpty(r.getPool()), orEmpty(r.getDevice()), Boolean.TRUE.equals(r.getAdminAccess())))
                 .toList());
+    }
+
+    private static String orEmpty(String value) {
+        return value == null ? "" : value;
     }
 }
