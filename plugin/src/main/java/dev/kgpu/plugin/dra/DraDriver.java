@@ -65,6 +65,7 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
     private volatile String registrationProblem;
     private volatile String serveProblem;
     private volatile boolean stopped;
+    private volatile boolean bootIdKnown = true;
 
     // confined to the node's thread (set once in start)
     private NodeContext node;
@@ -161,7 +162,8 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
         ClaimPreparer claimPreparer = preparer;
         DraKubelet.Endpoint served = endpoint;
         if (claimPreparer == null) {
-            return stopped ? new DraStatus(false, false, false, Optional.empty(), 0, 0, List.of("stopped")) : DraStatus.STARTING;
+            return stopped ? new DraStatus(false, false, false, Optional.empty(), 0, 0, bootIdKnown, List.of("stopped"))
+                    : DraStatus.STARTING;
         }
         boolean serving = served != null && served.serving();
         SlicePublisher.Status slicesStatus = slicePublisher.status();
@@ -178,7 +180,7 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
         slicesStatus.failure().ifPresent(f -> problems.add("ResourceSlices not published: " + f));
         return new DraStatus(serving, registered, slicesStatus.current(),
                 slicesStatus.published().map(ResourceSliceStore.Published::generation), devices.devices().size(),
-                claimPreparer.prepared().size(), problems);
+                claimPreparer.prepared().size(), bootIdKnown, problems);
     }
 
     /** The claims prepared now (for tests and the status). */
@@ -301,14 +303,29 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
         slicePublisher.publish(new ResourcePool(DraNames.DRIVER, settings.nodeName(), settings.nodeName(), healthy));
     }
 
+    /**
+     * This boot's id, which tells the checkpoint of an earlier boot; empty when it cannot be read, said in one WARNING
+     * line. NVIDIA's driver does not start then; kgpu runs on and keeps every checkpointed claim (a claim of an earlier
+     * boot is then answered from the checkpoint until the kubelet unprepares it, which its reconciler does for claims
+     * of pods that are gone).
+     */
     private String bootId() {
+        String why;
         try {
-            return Files.readString(settings.bootIdFile()).strip();
+            String id = Files.readString(settings.bootIdFile()).strip();
+            if (!id.isEmpty()) {
+                bootIdKnown = true;
+                return id;
+            }
+            why = "it is empty";
         } catch (NoSuchFileException e) {
-            return "";
+            why = "no such file";
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "could not read the boot id {0}: {1}", settings.bootIdFile(), e.getMessage());
-            return "";
+            why = e.getMessage();
         }
+        bootIdKnown = false;
+        LOG.log(System.Logger.Level.WARNING, "cannot read the boot id from {0} ({1}): claims checkpointed before a reboot"
+                + " cannot be told apart and are kept", settings.bootIdFile(), why);
+        return "";
     }
 }

@@ -6,7 +6,9 @@ import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.mock.MockNvml;
 import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.nvml.mock.SimulatedDriverRoot;
+import dev.kgpu.agent.testing.LogLines;
 import dev.kgpu.plugin.deviceplugin.DevicePluginFrontEnd;
+import dev.kgpu.plugin.dra.DraDriver;
 import dev.kgpu.plugin.dra.DraNames;
 import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.ClaimRef;
@@ -327,6 +329,25 @@ class DraDriverIT {
             assertThat(results.get("").error()).contains("claim ml/no-uid: the kubelet sent no UID");
             assertThat(results.values()).extracting(r -> r.error().orElse("")).noneMatch(e -> e.contains("Name must be provided"));
             assertThat(plugin.dra.status().preparedClaims()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void withoutABootIdTheDriverSaysSoInOneWarningAndRunsOn() throws IOException {
+        Path root = driverRoot("rtx3060");
+        java.nio.file.Files.delete(root.resolve(SimulatedDriverRoot.BOOT_ID));
+        try (LogLines log = new LogLines(DraDriver.class);
+             MockNvmlPlugin plugin = withDriverRoot(plugin("rtx3060"), root).start()) {
+            Await.until(() -> plugin.dra.status().ready(), WAIT, "ready: " + plugin.dra.status());
+
+            assertThat(log.lines()).filteredOn(l -> l.contains("boot id")).singleElement().satisfies(line -> assertThat(line)
+                    .startsWith("WARN").endsWith(" cannot read the boot id from " + root.resolve(SimulatedDriverRoot.BOOT_ID)
+                            + " (no such file): claims checkpointed before a reboot cannot be told apart and are kept"));
+            assertThat(plugin.dra.status().details()).containsEntry("draBootId", "unknown");
+        }
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("rtx3060"), uncheckedRoot("rtx3060")).start()) {
+            Await.until(() -> plugin.dra.status().ready(), WAIT, "ready: " + plugin.dra.status());
+            assertThat(plugin.dra.status().details()).as("the simulated root has one").containsEntry("draBootId", "known");
         }
     }
 
