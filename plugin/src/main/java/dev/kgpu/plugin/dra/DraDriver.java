@@ -161,7 +161,7 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
         SlicePublisher slicePublisher = publisher;
         ClaimPreparer claimPreparer = preparer;
         DraKubelet.Endpoint served = endpoint;
-        if (claimPreparer == null) {
+        if (claimPreparer == null || slicePublisher == null) {
             return stopped ? new DraStatus(false, false, false, Optional.empty(), 0, 0, bootIdKnown, List.of("stopped"))
                     : DraStatus.STARTING;
         }

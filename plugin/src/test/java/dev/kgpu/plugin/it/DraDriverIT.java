@@ -176,12 +176,14 @@ class DraDriverIT {
         MockProfile profile = MockNvml.profile("h100-mig");
         try (MockNvmlPlugin plugin = plugin("h100-mig").env("MIG_STRATEGY", "mixed").start()) {
             int gpus = profile.gpus().size();
-            List<Device> devices = awaitDevices(names -> names.size() == 3 * gpus, "3 MIG devices per GPU");
+            List<Device> devices = awaitDevices(names -> names.size() == 5 * gpus, "5 MIG devices per GPU");
 
-            assertThat(devices).extracting(Device::getName).as("GPU 0: 3g.40gb on slices 4-7, two 1g.10gb on 2 and 3;"
-                    + " not the 1c.2g.20gb compute instances, nor the GPU itself").startsWith(
-                    "gpu-0-mig-1g10gb-19-2", "gpu-0-mig-1g10gb-19-3", "gpu-0-mig-3g40gb-9-4");
-            Device big = devices.get(2);
+            assertThat(devices).extracting(Device::getName).as("GPU 0: the two 1c.2g.20gb compute instances of the"
+                    + " 2g.20gb GPU instance on slices 0-1, two 1g.10gb on 2 and 3, 3g.40gb on slices 4-7; not the GPU itself")
+                    .startsWith("gpu-0-mig-1c2g20gb-14-0-0", "gpu-0-mig-1c2g20gb-14-0-1", "gpu-0-mig-1g10gb-19-2",
+                            "gpu-0-mig-1g10gb-19-3", "gpu-0-mig-3g40gb-9-4");
+            assertThat(devices).extracting(Device::getName).doesNotHaveDuplicates();
+            Device big = devices.get(4);
             Map<String, Object> gpu0 = profile.gpu(0);
             assertThat(big.getAttributes()).containsEntry("type", text("mig"))
                     .containsEntry("uuid", text("MIG-09f6c212-bf78-407d-b132-a0f8518982b6"))
@@ -196,6 +198,19 @@ class DraDriverIT {
             assertThat(big.getCapacity().get("memory").getValue()).isEqualTo(new Quantity("40448Mi"));
             assertThat(big.getCapacity().get("multiprocessors").getValue()).isEqualTo(new Quantity("60"));
             Await.until(() -> plugin.kubelet.resource("nvidia.com/mig-3g.40gb").isPresent(), WAIT, "the device plugin beside it");
+        }
+    }
+
+    @Test
+    void everyMigDeviceOfMigMixedIsPublishedUnderAUniqueName() {
+        try (MockNvmlPlugin plugin = plugin("mig-mixed").start()) {
+            List<Device> devices = awaitDevices(names -> names.size() == 18, "18 MIG devices");
+
+            assertThat(devices).extracting(Device::getName).doesNotHaveDuplicates()
+                    .allMatch(name -> name.length() <= 63 && name.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?"))
+                    .contains("gpu-3-mig-1c2g20gb-14-0-0", "gpu-3-mig-1c2g20gb-14-0-1", "gpu-3-mig-2g20gb-14-2",
+                            "gpu-3-mig-3g40gb-9-4", "gpu-2-mig-1g10gb-me-20-4");
+            assertThat(devices).extracting(d -> d.getAttributes().get("uuid").getString()).doesNotHaveDuplicates();
         }
     }
 
