@@ -14,7 +14,7 @@ import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.ClaimRef;
 import dev.kgpu.plugin.node.DeviceUnit;
 import dev.kgpu.plugin.node.PhysicalUnits;
-import dev.kgpu.plugin.node.RecordingLedger;
+import dev.kgpu.plugin.node.ExclusiveLedger;
 import dev.kgpu.plugin.testing.Devices;
 import dev.kgpu.plugin.testing.RefusingLedger;
 import org.junit.jupiter.api.Test;
@@ -49,7 +49,7 @@ class ResourceServiceTest {
 
     @Test
     void anAllocateHoldsItsDevicesInTheLedger() {
-        RecordingLedger ledger = new RecordingLedger();
+        ExclusiveLedger ledger = new ExclusiveLedger();
 
         service(ledger).allocate(List.of(gpu0.uuid() + "::1"));
 

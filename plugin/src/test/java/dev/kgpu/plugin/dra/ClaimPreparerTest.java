@@ -9,7 +9,7 @@ import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.ClaimRef;
 import dev.kgpu.plugin.node.DeviceUnit;
-import dev.kgpu.plugin.node.RecordingLedger;
+import dev.kgpu.plugin.node.ExclusiveLedger;
 import dev.kgpu.plugin.testing.Devices;
 import dev.kgpu.plugin.testing.RefusingLedger;
 import org.junit.jupiter.api.BeforeEach;
@@ -52,7 +52,7 @@ class ClaimPreparerTest {
     final Map<String, Integer> counted = new ConcurrentHashMap<>();
     final AtomicReference<NodeDevices> devices = new AtomicReference<>();
     static final Instant NOW = Instant.parse("2026-12-01T12:00:00Z");
-    AllocationLedger ledger = new RecordingLedger();
+    AllocationLedger ledger = new ExclusiveLedger();
     ClaimSpecs specs;
 
     @BeforeEach
@@ -368,6 +368,30 @@ class ClaimPreparerTest {
         assertThat(preparer.prepared()).extracting(p -> p.claim().uid()).containsExactly("uid-ok");
         assertThat(ledger.view().entries()).extracting(h -> ((AllocationLedger.Hold.DraHold) h).claim().uid())
                 .containsExactly("uid-ok");
+    }
+
+    @Test
+    void aDevicePreparedForOneClaimIsRefusedToAnotherUntilTheFirstIsUnpreparedButAdminAccessPasses() {
+        allocate("uid-a", gpu("gpu", "gpu-0"));
+        allocate("uid-b", gpu("gpu", "gpu-0"));
+        allocate("uid-admin", new AllocatedDevice("gpu", DraNames.DRIVER, NODE, "gpu-0", true));
+        ClaimPreparer preparer = preparer();
+        assertThat(preparer.prepare(List.of(ref("uid-a"))).get("uid-a")).isInstanceOf(ClaimResult.Prepared.class);
+
+        Map<String, ClaimResult> second = preparer.prepare(List.of(ref("uid-b"), ref("uid-a"), ref("uid-admin")));
+
+        assertThat(second.get("uid-b")).isEqualTo(new ClaimResult.Failed("requested device gpu-0 is already allocated to"
+                + " different claim uid-a (ml/claim-uid-a, device gpu-0, prepared 2026-12-01T12:00:00Z)"));
+        assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-b.json")).as("nothing written for it").doesNotExist();
+        assertThat(second.get("uid-a")).as("the holder, asked again").isInstanceOf(ClaimResult.Prepared.class);
+        assertThat(second.get("uid-admin")).as("admin access neither blocks nor is blocked")
+                .isInstanceOf(ClaimResult.Prepared.class);
+        assertThat(preparer.prepared()).extracting(p -> p.claim().uid()).containsExactlyInAnyOrder("uid-a", "uid-admin");
+
+        preparer.unprepare(List.of(ref("uid-a")));
+
+        assertThat(preparer.prepare(List.of(ref("uid-b"))).get("uid-b")).as("once the first claim let go")
+                .isInstanceOf(ClaimResult.Prepared.class);
     }
 
     @Test

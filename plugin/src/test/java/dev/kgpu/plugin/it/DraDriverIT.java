@@ -301,6 +301,30 @@ class DraDriverIT {
     }
 
     @Test
+    void aGpuPreparedForOneClaimIsRefusedToASecondClaimUntilTheFirstIsUnprepared() {
+        ResourceClaim first = createClaim("ml", "first", "gpu-6");
+        ResourceClaim second = createClaim("ml", "second", "gpu-6");
+        DraClaim firstRef = new DraClaim("ml", "first", first.getMetadata().getUid());
+        DraClaim secondRef = new DraClaim("ml", "second", second.getMetadata().getUid());
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), uncheckedRoot("dgx-h100")).start()) {
+            DraPluginClient client = plugin.draClient();
+            assertThat(client.prepare(List.of(firstRef)).get(firstRef.uid()).error()).isEmpty();
+
+            DraClaimResult refused = client.prepare(List.of(secondRef)).get(secondRef.uid());
+
+            assertThat(refused.error()).hasValueSatisfying(e -> assertThat(e).startsWith(
+                    "requested device gpu-6 is already allocated to different claim " + firstRef.uid() + " (ml/first"));
+            assertThat(refused.cdiDeviceIds()).isEmpty();
+            assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_" + secondRef.uid() + ".json")).doesNotExist();
+            assertThat(plugin.dra.status().preparedClaims()).isEqualTo(1);
+
+            assertThat(client.unprepare(List.of(firstRef))).containsExactly(Map.entry(firstRef.uid(), Optional.empty()));
+            assertThat(client.prepare(List.of(secondRef)).get(secondRef.uid()).cdiDeviceIds()).as("the kubelet's retry")
+                    .containsExactly("k8s.gpu.nvidia.com/claim=" + secondRef.uid() + "-gpu-6");
+        }
+    }
+
+    @Test
     void aClaimForAVanishedDeviceOrNotAllocatedFailsWithItsReason() {
         ResourceClaim vanished = createClaim("ml", "stale", "gpu-12");
         ResourceClaim pending = api.client().dynamicResourceAllocation().v1().resourceClaims().inNamespace("ml")
