@@ -201,7 +201,7 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
         restore(checkpoint.claims());
         preparer = new ClaimPreparer(settings.nodeName(), claims, checkpoint, new ClaimSpecs(settings.cdiRoot(), settings.cdi()),
                 () -> devices, uuid -> health.problem(uuid), node.ledger(), node::now, metrics);
-        publisher = new SlicePublisher(slices, retries, metrics);
+        publisher = new SlicePublisher(slices, DraNames.DRIVER, settings.nodeName(), settings.resyncPeriod(), retries, metrics);
         serve();
     }
 
@@ -283,6 +283,11 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
             registrationProblem = null;
             node.run(registerRetry::reset);
             LOG.log(System.Logger.Level.INFO, "the kubelet registered DRA driver {0}", DraNames.DRIVER);
+            SlicePublisher slicePublisher = publisher;
+            if (slicePublisher != null) {
+                // a starting kubelet deletes the node's slices around the time it registers the driver again
+                slicePublisher.resync("the kubelet registered the driver");
+            }
             return;
         }
         registered = false;

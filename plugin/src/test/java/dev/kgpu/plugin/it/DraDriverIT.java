@@ -53,6 +53,11 @@ class DraDriverIT {
 
     static final String NODE = "gpu-node-1";
     static final Duration WAIT = Duration.ofSeconds(30);
+    /**
+     * Well under the driver's periodic comparison (30 s): a republish within it came from the watch or the registration.
+     * The ≤1 s figure itself is a benchmark (docs/benchmarks.md).
+     */
+    static final Duration RESTART_WAIT = Duration.ofSeconds(10);
 
     @TempDir
     Path dir;
@@ -212,6 +217,49 @@ class DraDriverIT {
                             "gpu-3-mig-3g40gb-9-4", "gpu-2-mig-1g10gb-me-20-4");
             assertThat(devices).extracting(d -> d.getAttributes().get("uuid").getString()).doesNotHaveDuplicates();
         }
+    }
+
+    @Test
+    void afterAKubeletRestartDeletedTheNodesSlicesTheyAreBackWhicheverCameFirstWipeOrRegistration() {
+        try (MockNvmlPlugin plugin = plugin("dgx-h100").start()) {
+            List<String> published = awaitDevices(names -> names.size() == 8, "8 GPUs published").stream()
+                    .map(Device::getName).toList();
+            int registrations = plugin.pluginWatcher.registrations().size();
+
+            // the kubelet stops, starts, deletes the node's slices, then its plugin watcher finds the socket again
+            plugin.pluginWatcher.close();
+            wipeNodeSlices();
+            try (PluginWatcher restarted = PluginWatcher.start(dir.resolve("plugins_registry"))) {
+                restarted.await(() -> restarted.registrations().stream().anyMatch(PluginRegistration::registered),
+                        RESTART_WAIT, "registered again");
+                Await.until(() -> deviceNames().equals(published), RESTART_WAIT, "republished; last: " + deviceNames());
+
+                // the wipe may land after the registration: the kubelet waits for its node lister first
+                wipeNodeSlices();
+                Await.until(() -> deviceNames().equals(published), RESTART_WAIT, "republished again; last: " + deviceNames());
+                assertThat(registrations).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void aSliceAnotherWriterChangedIsWrittenBackAsTheDriverPublishedIt() {
+        try (MockNvmlPlugin plugin = plugin("dgx-h100").start()) {
+            awaitDevices(names -> names.size() == 8, "8 GPUs published");
+            ResourceSlice slice = slices().getFirst();
+            slice.getSpec().setDevices(slice.getSpec().getDevices().subList(0, 5));
+            api.client().dynamicResourceAllocation().v1().resourcesSlices().resource(slice).update();
+            assertThat(deviceNames()).hasSize(5);
+
+            Await.until(() -> deviceNames().size() == 8, RESTART_WAIT, "8 GPUs again; last: " + deviceNames());
+        }
+    }
+
+    /** The kubelet's DeleteCollection of the node's ResourceSlices (field selector {@code spec.nodeName}). */
+    void wipeNodeSlices() {
+        api.client().dynamicResourceAllocation().v1().resourcesSlices().withField("spec.nodeName", NODE).list().getItems()
+                .forEach(s -> api.client().dynamicResourceAllocation().v1().resourcesSlices().resource(s).delete());
+        assertThat(deviceNames()).isEmpty();
     }
 
     @Test

@@ -232,7 +232,7 @@ class ChartTest {
         List<HasMetadata> dra = render("{draDriver: {enabled: true}}");
         assertThat(rules(dra.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
                 .filter(r -> r.getMetadata().getName().equals("kgpu-plugin-dra")).findFirst().map(ClusterRole::getRules)))
-                .containsExactly("[resourceclaims] [get]", "[resourceslices] [list, create, update, delete]", "[nodes] [get]");
+                .containsExactly("[resourceclaims] [get]", "[resourceslices] [list, watch, create, update, delete]", "[nodes] [get]");
         assertThat(dra).filteredOn(o -> o instanceof ValidatingAdmissionPolicy).singleElement()
                 .satisfies(o -> assertThat(((ValidatingAdmissionPolicy) o).getSpec().getMatchConditions().getFirst().getExpression())
                         .contains("system:serviceaccount:kgpu:kgpu-plugin"));
