@@ -60,7 +60,8 @@ public final class PluginAdapters {
 
     /** The DRA driver over the kubelet's gRPC sockets and the Kubernetes API behind {@code client}. */
     public static DraDriver draDriver(DraSettings settings, KubernetesClient client, DraMetrics metrics, Backoff.Policy retries) {
-        return new DraDriver(settings, new GrpcDraKubelet(settings.serviceSocket(), settings.registrationSocket()),
+        return new DraDriver(settings, new GrpcDraKubelet(settings.serviceSocket(), settings.registrationSocket(),
+                settings.podResourcesSocket()),
                 new KubernetesClaims(client), new KubernetesResourceSlices(client), metrics, retries);
     }
 }

@@ -28,9 +28,11 @@ import java.util.Optional;
  * @param cdi                the CDI generator's roots and hook path
  * @param resyncPeriod       how often the node's ResourceSlices are compared with what the driver last wrote, even when
  *                           nothing told it they changed ({@code KGPU_DRA_RESYNC_PERIOD}, at most 30 s)
+ * @param podResourcesSocket the kubelet's PodResources API ({@code KGPU_POD_RESOURCES_SOCKET}), where the driver learns
+ *                           which GPUs the kubelet's device manager allocated
  */
 public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory, Path pluginsDirectory, Path procRoot,
-                          NvidiaCdiGenerator.Options cdi, Duration resyncPeriod) {
+                          NvidiaCdiGenerator.Options cdi, Duration resyncPeriod, Path podResourcesSocket) {
 
     public static final Path DEFAULT_CDI_ROOT = Path.of("/etc/cdi");
     public static final Path DEFAULT_REGISTRAR_DIRECTORY = Path.of("/var/lib/kubelet/plugins_registry");
@@ -56,9 +58,14 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
             ValueType.duration(ChronoUnit.MILLIS, 100, 30_000), Duration.ofSeconds(30),
             "kgpu: milliseconds between comparisons of the node's ResourceSlices with what the DRA driver wrote");
 
+    /** kgpu: the kubelet's PodResources socket. */
+    static final Setting<String> POD_RESOURCES_SOCKET = Setting.of(List.of(), List.of("KGPU_POD_RESOURCES_SOCKET"),
+            ValueType.absolutePath(), "/var/lib/kubelet/pod-resources/kubelet.sock",
+            "kgpu: the kubelet's PodResources socket, where the DRA driver reads which GPUs the device manager allocated");
+
     /** NVIDIA's DRA driver's settings, besides those it shares with the device plugin, and kgpu's own. */
     public static final List<Setting<?>> SETTINGS = List.of(NODE_NAME, CDI_ROOT, REGISTRAR_DIRECTORY, PLUGINS_DIRECTORY,
-            RESYNC_PERIOD);
+            RESYNC_PERIOD, POD_RESOURCES_SOCKET);
 
     public DraSettings {
         Objects.requireNonNull(nodeName, "nodeName");
@@ -71,6 +78,7 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
         Objects.requireNonNull(procRoot, "procRoot");
         Objects.requireNonNull(cdi, "cdi");
         Objects.requireNonNull(resyncPeriod, "resyncPeriod");
+        Objects.requireNonNull(podResourcesSocket, "podResourcesSocket");
         if (resyncPeriod.isNegative() || resyncPeriod.isZero()) {
             throw new IllegalArgumentException("resyncPeriod was " + resyncPeriod + " but it must be positive");
         }
@@ -94,7 +102,7 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
         }
         return Optional.of(new DraSettings(nodeName, Path.of(resolved.get(CDI_ROOT)), Path.of(resolved.get(REGISTRAR_DIRECTORY)),
                 Path.of(resolved.get(PLUGINS_DIRECTORY)), procRoot, loaded.cdiGenerator(procRoot),
-                resolved.get(RESYNC_PERIOD)));
+                resolved.get(RESYNC_PERIOD), Path.of(resolved.get(POD_RESOURCES_SOCKET))));
     }
 
     /** The driver's own folder, {@code <plugins>/gpu.nvidia.com}, shared with no other plugin. */

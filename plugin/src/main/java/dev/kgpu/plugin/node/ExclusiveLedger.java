@@ -205,11 +205,28 @@ public final class ExclusiveLedger implements AllocationLedger {
         listeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
+    @Override
+    public void removeListener(Listener listener) {
+        listeners.remove(listener);
+    }
+
     private View snapshot() {
         List<Hold> entries = new ArrayList<>(devicePlugin.values());
         entries.addAll(claims.values());
         List<Hold> frozen = List.copyOf(entries);
-        return () -> frozen;
+        boolean counted = reported;
+        return new View() {
+            @Override
+            public List<Hold> entries() {
+                return frozen;
+            }
+
+            /** Until the kubelet reported once, nothing could end a device-plugin hold: it counts for nothing. */
+            @Override
+            public boolean heldByDevicePlugin(DeviceUnit unit) {
+                return counted && View.super.heldByDevicePlugin(unit);
+            }
+        };
     }
 
     /** Tells the listeners, outside the lock, the holds as they are now (a later change is told again). */

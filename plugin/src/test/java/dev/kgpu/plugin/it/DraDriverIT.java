@@ -16,6 +16,10 @@ import dev.kgpu.plugin.node.DeviceUnit;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.sim.apiserver.TestApiServer;
+import dev.kgpu.sim.kubelet.PodAdmission;
+import dev.kgpu.sim.kubelet.PodSpec;
+import dev.kgpu.sim.kubelet.ResourceState;
+import dev.kgpu.sim.podresources.FakePodResourcesServer;
 import dev.kgpu.sim.pluginwatcher.DraClaim;
 import dev.kgpu.sim.pluginwatcher.DraClaimResult;
 import dev.kgpu.sim.pluginwatcher.DraPluginClient;
@@ -370,6 +374,67 @@ class DraDriverIT {
             assertThat(client.prepare(List.of(secondRef)).get(secondRef.uid()).cdiDeviceIds()).as("the kubelet's retry")
                     .containsExactly("k8s.gpu.nvidia.com/claim=" + secondRef.uid() + "-gpu-6");
         }
+    }
+
+    @Test
+    void aGpuAClaimHoldsIsWithdrawnFromTheDevicePluginAsUnhealthyUntilTheClaimIsUnprepared() {
+        ResourceClaim onGpu6 = createClaim("ml", "a100-pod-7", "gpu-6");
+        DraClaim claim = new DraClaim("ml", "a100-pod-7", onGpu6.getMetadata().getUid());
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), uncheckedRoot("dgx-h100")).start()) {
+            plugin.await("nvidia.com/gpu", r -> r.allocatable() == 8);
+            DraPluginClient client = plugin.draClient();
+
+            assertThat(client.prepare(List.of(claim)).get(claim.uid()).error()).isEmpty();
+
+            ResourceState withdrawn = plugin.await("nvidia.com/gpu", r -> r.allocatable() == 7);
+            assertThat(withdrawn.unhealthyIds()).containsExactly(plugin.gpuUuid(6));
+            assertThat(withdrawn.capacity()).isEqualTo(8);
+            assertThat(plugin.kubelet.admit(PodSpec.of("cuda-demo-all", "nvidia.com/gpu", 8)))
+                    .as("the kubelet cannot hand out gpu-6").isInstanceOf(PodAdmission.Pending.class);
+
+            client.unprepare(List.of(claim));
+
+            plugin.await("nvidia.com/gpu", r -> r.allocatable() == 8);
+        }
+    }
+
+    @Test
+    void aGpuTheDevicePluginHandedOutLeavesTheSliceIsRefusedToClaimsAndReturnsWhenTheKubeletNoLongerListsIt() {
+        try (FakePodResourcesServer podResources = FakePodResourcesServer.start(dir.resolve("pod-resources/kubelet.sock"));
+             MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), uncheckedRoot("dgx-h100"))
+                     .env("KGPU_POD_RESOURCES_SOCKET", podResources.socket().toString()).start()) {
+            awaitDevices(names -> names.size() == 8, "8 GPUs published");
+            plugin.await("nvidia.com/gpu", r -> r.allocatable() == 8);
+            Await.until(() -> podResources.requestCount() > 0, WAIT, "the driver asks the kubelet's PodResources");
+
+            PodAdmission admitted = plugin.kubelet.admit(PodSpec.of("cuda-demo", "nvidia.com/gpu", 1));
+            assertThat(admitted).isInstanceOf(PodAdmission.Admitted.class);
+            String uuid = ((PodAdmission.Admitted) admitted).allocation().deviceIds("nvidia.com/gpu").getFirst();
+            podResources.assign("cuda-demo", "default", "main", "nvidia.com/gpu", List.of(uuid)); // as the kubelet does
+            String name = "gpu-" + java.util.stream.IntStream.range(0, 8).filter(i -> plugin.gpuUuid(i).equals(uuid))
+                    .findFirst().orElseThrow();
+
+            awaitDevices(names -> names.size() == 7 && !names.contains(name), name + " out of the slice");
+            Await.until(() -> plugin.ledger.view().entries().stream().anyMatch(h -> h instanceof
+                    AllocationLedger.Hold.DevicePluginHold dp && dp.pod().isPresent()), WAIT, "the kubelet's report read");
+            ResourceClaim raced = createClaim("ml", "raced", name);
+            DraClaim racedRef = new DraClaim("ml", "raced", raced.getMetadata().getUid());
+            assertThat(plugin.draClient().prepare(List.of(racedRef)).get(racedRef.uid()).error())
+                    .as("a scheduler that allocated from an older slice").hasValueSatisfying(e -> assertThat(e)
+                            .isEqualTo("requested device " + name + " (" + uuid + ") is in use through the device plugin:"
+                                    + " nvidia.com/gpu in pod default/cuda-demo since " + holdSince(plugin, uuid)));
+
+            plugin.kubelet.release("cuda-demo");
+            podResources.remove("cuda-demo", "default");
+
+            awaitDevices(names -> names.size() == 8, name + " back in the slice");
+            assertThat(plugin.draClient().prepare(List.of(racedRef)).get(racedRef.uid()).error()).isEmpty();
+        }
+    }
+
+    static String holdSince(MockNvmlPlugin plugin, String uuid) {
+        return plugin.ledger.view().entries().stream().filter(h -> h.unit().uuid().equals(uuid)).findFirst()
+                .map(h -> h.since().toString()).orElse("?");
     }
 
     @Test

@@ -67,4 +67,9 @@ public final class RefusingLedger implements AllocationLedger {
     public void addListener(Listener listener) {
         recorded.addListener(listener);
     }
+
+    @Override
+    public void removeListener(Listener listener) {
+        recorded.removeListener(listener);
+    }
 }

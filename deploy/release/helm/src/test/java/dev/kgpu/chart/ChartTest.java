@@ -243,7 +243,8 @@ class ChartTest {
         assertThat(env(dra, "KGPU_KUBELET_APIS")).contains("device-plugin,dra");
         assertThat(env(dra, "KUBELET_PLUGINS_DIRECTORY_PATH")).contains("/var/lib/kubelet/plugins");
         assertThat(mountPaths(dra, "kgpu-plugin", "plugin")).contains("/var/lib/kubelet/device-plugins",
-                "/var/lib/kubelet/plugins_registry", "/var/lib/kubelet/plugins/gpu.nvidia.com", "/var/run/cdi", "/driver-root");
+                "/var/lib/kubelet/plugins_registry", "/var/lib/kubelet/plugins/gpu.nvidia.com", "/var/run/cdi", "/driver-root",
+                "/var/lib/kubelet/pod-resources");
 
         List<HasMetadata> alone = render("{devicePlugin: {enabled: false}, draDriver: {enabled: true, deviceClasses: false,"
                 + " nodeScopedSlices: false}}");
