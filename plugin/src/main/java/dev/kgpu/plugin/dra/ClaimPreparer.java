@@ -1,6 +1,9 @@
 package dev.kgpu.plugin.dra;
 
 import dev.kgpu.cdi.CdiException;
+import dev.kgpu.plugin.dra.config.ClaimConfig;
+import dev.kgpu.plugin.dra.config.DeviceSharing;
+import dev.kgpu.plugin.dra.config.OpaqueConfigs;
 import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.ClaimRef;
 import dev.kgpu.plugin.node.DeviceUnit;
@@ -30,6 +33,8 @@ import java.util.function.Supplier;
  *       refused: NVIDIA's driver prepares it with no device, but no CDI spec can be written for it;</li>
  *   <li>every device allocated from this driver must be in this node's pool, be one of its devices now and be
  *       Healthy; devices of other drivers are theirs;</li>
+ *   <li>the claim's opaque configs ({@code GpuConfig}, {@code MigDeviceConfig}) are decoded and checked as NVIDIA's
+ *       driver does, and refused when they ask for sharing kgpu cannot apply ({@link #sharingProblem});</li>
  *   <li>the devices are reserved in the node's {@link AllocationLedger}: one another claim holds (unless either asked
  *       for admin access) or the device plugin handed out is refused, naming the holder;</li>
  *   <li>the claim's CDI spec is written, then the claim is checkpointed (on failure the spec is removed again and the
@@ -150,6 +155,7 @@ public final class ClaimPreparer {
         }
         String named = "ResourceClaim " + claim.namespace() + "/" + claim.name();
         List<AllocatedDevice> allocated;
+        List<ClaimConfig> configs;
         switch (claims.read(claim)) {
             case ClaimAllocation.NotFound notFound -> {
                 return new ClaimResult.Failed(named + " was not found in the API server (deleted?)");
@@ -164,7 +170,10 @@ public final class ClaimPreparer {
             case ClaimAllocation.Unreadable unreadable -> {
                 return new ClaimResult.Failed("could not read " + named + ": " + unreadable.reason());
             }
-            case ClaimAllocation.Allocated found -> allocated = found.devices();
+            case ClaimAllocation.Allocated found -> {
+                allocated = found.devices();
+                configs = found.configs();
+            }
         }
         Optional<String> nothing = nothingToPrepare(named, allocated);
         if (nothing.isPresent()) {
@@ -204,6 +213,10 @@ public final class ClaimPreparer {
                 return new ClaimResult.Failed("device " + name + " (" + device.get().uuid() + ") is unhealthy: " + problem.get());
             }
             chosen.add(device.get());
+        }
+        Optional<String> unusable = sharingProblem(configs, allocated, node);
+        if (unusable.isPresent()) {
+            return new ClaimResult.Failed(unusable.get());
         }
         List<PreparedDevice> prepared = chosen.stream().map(d -> new PreparedDevice(requestsByDevice.get(d.name()), pool,
                 d.name(), d.uuid(), List.of(DraNames.cdiDeviceId(claim.uid(), d.name())))).toList();
@@ -247,6 +260,42 @@ public final class ClaimPreparer {
             if (device.driver().equals(DraNames.DRIVER) && (device.pool().isEmpty() || device.device().isEmpty())) {
                 return Optional.of(named + " result " + i + " (request '" + device.request() + "') names no device"
                         + " (pool '" + device.pool() + "', device '" + device.device() + "')");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Why the claim's opaque configs ({@code GpuConfig}, {@code MigDeviceConfig}) cannot be used: malformed (NVIDIA's
+     * words, {@link OpaqueConfigs}) or asking for what kgpu cannot apply. kgpu applies no sharing to a claim's GPU: a
+     * {@code TimeSlicing} config with interval {@code Default} asks for the GPU as it is, and {@code TimeSlicing} on a MIG
+     * device changes nothing (as in NVIDIA's driver); another interval needs {@code nvidia-smi compute-policy} (NVML has no
+     * setter), which kgpu does not run, and MPS needs a control daemon per claim, which kgpu does not run yet.
+     */
+    static Optional<String> sharingProblem(List<ClaimConfig> configs, List<AllocatedDevice> allocated, NodeDevices node) {
+        if (configs.isEmpty()) {
+            return Optional.empty();
+        }
+        List<OpaqueConfigs.Target> targets = allocated.stream().filter(d -> d.driver().equals(DraNames.DRIVER))
+                .map(d -> new OpaqueConfigs.Target(d.request(), d.device(),
+                        node.device(d.device()).map(DraDevice::type).orElse(DraNames.TYPE_GPU)))
+                .toList();
+        Map<String, DeviceSharing> sharing;
+        try {
+            sharing = OpaqueConfigs.resolve(DraNames.DRIVER, configs, targets);
+        } catch (OpaqueConfigs.ConfigException e) {
+            return Optional.of(e.getMessage());
+        }
+        for (Map.Entry<String, DeviceSharing> entry : sharing.entrySet()) {
+            DeviceSharing asked = entry.getValue();
+            if (asked.strategy().filter("MPS"::equals).isPresent()) {
+                return Optional.of("sharing strategy MPS cannot be applied to device " + entry.getKey()
+                        + ": kgpu has no MPS control daemon for claims yet");
+            }
+            Optional<String> interval = asked.interval().filter(i -> !i.equals("Default"));
+            if (interval.isPresent()) {
+                return Optional.of("time-slice interval " + interval.get() + " cannot be applied to device " + entry.getKey()
+                        + ": NVML has no setter for it and kgpu does not run nvidia-smi; only interval Default can be applied");
             }
         }
         return Optional.empty();

@@ -395,6 +395,34 @@ class ClaimPreparerTest {
     }
 
     @Test
+    void aClaimWhoseConfigIsBadOrAsksForSharingKgpuCannotApplyFailsAloneAndTimeSlicingDefaultIsPrepared() {
+        java.util.function.Function<String, dev.kgpu.plugin.dra.config.ClaimConfig> config = sharing ->
+                new dev.kgpu.plugin.dra.config.ClaimConfig("FromClaim", List.of(), Optional.of(DraNames.DRIVER),
+                        Optional.of("{\"apiVersion\":\"resource.nvidia.com/v1beta1\",\"kind\":\"GpuConfig\",\"sharing\":" + sharing + "}"));
+        allocations.put("uid-default", new ClaimAllocation.Allocated(List.of(gpu("gpu", "gpu-0")),
+                List.of(config.apply("{\"strategy\":\"TimeSlicing\",\"timeSlicingConfig\":{\"interval\":\"Default\"}}"))));
+        allocations.put("uid-long", new ClaimAllocation.Allocated(List.of(gpu("gpu", "gpu-1")),
+                List.of(config.apply("{\"strategy\":\"TimeSlicing\",\"timeSlicingConfig\":{\"interval\":\"Long\"}}"))));
+        allocations.put("uid-mps", new ClaimAllocation.Allocated(List.of(gpu("gpu", "gpu-1")),
+                List.of(config.apply("{\"strategy\":\"MPS\"}"))));
+        allocations.put("uid-bad", new ClaimAllocation.Allocated(List.of(gpu("gpu", "gpu-1")),
+                List.of(config.apply("{\"strategy\":\"Spatial\"}"))));
+
+        Map<String, ClaimResult> results = preparer().prepare(List.of(ref("uid-default"), ref("uid-long"), ref("uid-mps"),
+                ref("uid-bad")));
+
+        assertThat(results.get("uid-default")).isInstanceOf(ClaimResult.Prepared.class);
+        assertThat(results.get("uid-long")).isEqualTo(new ClaimResult.Failed("time-slice interval Long cannot be applied to"
+                + " device gpu-1: NVML has no setter for it and kgpu does not run nvidia-smi; only interval Default can be applied"));
+        assertThat(results.get("uid-mps")).isEqualTo(new ClaimResult.Failed("sharing strategy MPS cannot be applied to device"
+                + " gpu-1: kgpu has no MPS control daemon for claims yet"));
+        assertThat(results.get("uid-bad")).isEqualTo(new ClaimResult.Failed("error validating GPU config: unknown GPU sharing"
+                + " strategy: Spatial, supported GPU sharing strategies: TimeSlicing, MPS"));
+        assertThat(ledger.view().entries()).as("only the prepared claim holds a GPU").hasSize(1);
+        assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-long.json")).doesNotExist();
+    }
+
+    @Test
     void aClaimWhoseSpecCannotBeWrittenReleasesItsDevices() throws Exception {
         Files.writeString(dir.resolve("cdi"), "a file where the CDI folder should be");
         allocate("uid-1", gpu("gpu", "gpu-0"));

@@ -438,6 +438,38 @@ class DraDriverIT {
     }
 
     @Test
+    void aClaimsOpaqueGpuConfigIsReadFromItsAllocationAndOnlyWhatKgpuCanApplyIsPrepared() {
+        ResourceClaim asIs = createClaim("ml", "as-is", "gpu-1", "Default");
+        ResourceClaim longSlices = createClaim("ml", "long-slices", "gpu-2", "Long");
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), uncheckedRoot("dgx-h100")).start()) {
+            Map<String, DraClaimResult> results = plugin.draClient().prepare(List.of(
+                    new DraClaim("ml", "as-is", asIs.getMetadata().getUid()),
+                    new DraClaim("ml", "long-slices", longSlices.getMetadata().getUid())));
+
+            assertThat(results.get(asIs.getMetadata().getUid()).error()).isEmpty();
+            assertThat(results.get(longSlices.getMetadata().getUid()).error()).contains("time-slice interval Long cannot be"
+                    + " applied to device gpu-2: NVML has no setter for it and kgpu does not run nvidia-smi; only interval"
+                    + " Default can be applied");
+        }
+    }
+
+    /** {@link #createClaim} with a claim config {@code GpuConfig} time-slicing at {@code interval}. */
+    ResourceClaim createClaim(String namespace, String name, String device, String interval) {
+        ResourceClaim claim = new ResourceClaimBuilder()
+                .withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
+                .withNewSpec().withNewDevices().addNewRequest().withName("gpu").withNewExactly()
+                .withDeviceClassName("gpu.nvidia.com").endExactly().endRequest().endDevices().endSpec()
+                .withNewStatus().withNewAllocation().withNewDevices().addNewResult().withRequest("gpu")
+                .withDriver(DraNames.DRIVER).withPool(NODE).withDevice(device).endResult()
+                .addNewConfig().withSource("FromClaim").withRequests("gpu").withNewOpaque().withDriver(DraNames.DRIVER)
+                .withParameters(Map.of("apiVersion", "resource.nvidia.com/v1beta1", "kind", "GpuConfig",
+                        "sharing", Map.of("strategy", "TimeSlicing", "timeSlicingConfig", Map.of("interval", interval))))
+                .endOpaque().endConfig().endDevices().endAllocation().endStatus()
+                .build();
+        return api.client().dynamicResourceAllocation().v1().resourceClaims().inNamespace(namespace).resource(claim).create();
+    }
+
+    @Test
     void aClaimForAVanishedDeviceOrNotAllocatedFailsWithItsReason() {
         ResourceClaim vanished = createClaim("ml", "stale", "gpu-12");
         ResourceClaim pending = api.client().dynamicResourceAllocation().v1().resourceClaims().inNamespace("ml")

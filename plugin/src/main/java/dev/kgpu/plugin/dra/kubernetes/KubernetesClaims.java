@@ -11,7 +11,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
+import dev.kgpu.plugin.dra.config.ClaimConfig;
+
 import java.util.List;
+import java.util.Optional;
 import java.util.Objects;
 
 /**
@@ -53,10 +56,22 @@ public final class KubernetesClaims implements ClaimSource {
         }
         List<DeviceRequestAllocationResult> results = allocation.getDevices() == null || allocation.getDevices().getResults() == null
                 ? List.of() : allocation.getDevices().getResults();
+        List<io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration> configs =
+                allocation.getDevices() == null || allocation.getDevices().getConfig() == null
+                        ? List.of() : allocation.getDevices().getConfig();
         return new ClaimAllocation.Allocated(results.stream()
                 .map(r -> new AllocatedDevice(orEmpty(r.getRequest()), orEmpty(r.getDriver()),
                         orEmpty(r.getPool()), orEmpty(r.getDevice()), Boolean.TRUE.equals(r.getAdminAccess())))
-                .toList());
+                .toList(), configs.stream().map(KubernetesClaims::config).toList());
+    }
+
+    /** One config entry; its opaque parameters as JSON (as the API server stored them). */
+    private static ClaimConfig config(io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration c) {
+        Optional<String> driver = Optional.ofNullable(c.getOpaque()).map(o -> orEmpty(o.getDriver()));
+        Optional<String> parameters = Optional.ofNullable(c.getOpaque()).map(o -> o.getParameters())
+                .map(io.fabric8.kubernetes.client.utils.Serialization::asJson);
+        return new ClaimConfig(orEmpty(c.getSource()), c.getRequests() == null ? List.of() : c.getRequests(), driver,
+                parameters);
     }
 
     private static String orEmpty(String value) {
