@@ -1,5 +1,6 @@
 package dev.kgpu.agent;
 
+import dev.kgpu.agent.testing.LogLines;
 import org.junit.jupiter.api.Test;
 
 import java.lang.System.Logger.Level;

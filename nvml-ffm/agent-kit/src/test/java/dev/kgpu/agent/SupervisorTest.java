@@ -1,5 +1,6 @@
 package dev.kgpu.agent;
 
+import dev.kgpu.agent.testing.LogLines;
 import dev.kgpu.agent.Supervisor.Control;
 import dev.kgpu.agent.Supervisor.Ending;
 import dev.kgpu.agent.Supervisor.ReloadOutcome;

@@ -15,7 +15,7 @@ import dev.kgpu.plugin.dra.kubernetes.KubernetesClaims;
 import dev.kgpu.plugin.dra.kubernetes.KubernetesResourceSlices;
 import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.FrontEnd;
-import dev.kgpu.plugin.node.RecordingLedger;
+import dev.kgpu.plugin.node.ExclusiveLedger;
 import dev.kgpu.plugin.settings.PluginSettings;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
@@ -49,7 +49,7 @@ public final class PluginAdapters {
      * to record when only the device plugin runs (the kubelet keeps its devices apart).
      */
     public static AllocationLedger ledger(PluginSettings settings) {
-        return settings.dra().isPresent() ? new RecordingLedger() : AllocationLedger.none();
+        return settings.dra().isPresent() ? new ExclusiveLedger() : AllocationLedger.none();
     }
 
     /** The device-plugin API over the kubelet's gRPC, planned by NVIDIA's rules, on the host's device nodes. */
@@ -60,7 +60,8 @@ public final class PluginAdapters {
 
     /** The DRA driver over the kubelet's gRPC sockets and the Kubernetes API behind {@code client}. */
     public static DraDriver draDriver(DraSettings settings, KubernetesClient client, DraMetrics metrics, Backoff.Policy retries) {
-        return new DraDriver(settings, new GrpcDraKubelet(settings.serviceSocket(), settings.registrationSocket()),
+        return new DraDriver(settings, new GrpcDraKubelet(settings.serviceSocket(), settings.registrationSocket(),
+                settings.podResourcesSocket()),
                 new KubernetesClaims(client), new KubernetesResourceSlices(client), metrics, retries);
     }
 }

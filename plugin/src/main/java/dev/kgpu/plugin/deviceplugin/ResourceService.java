@@ -10,6 +10,7 @@ import dev.kgpu.plugin.devices.PluginResource;
 import dev.kgpu.plugin.health.HealthListener;
 import dev.kgpu.plugin.health.HealthTransition;
 import dev.kgpu.plugin.node.AllocationLedger;
+import dev.kgpu.plugin.node.DeviceUnit;
 
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -26,7 +27,10 @@ import java.util.function.Predicate;
 /**
  * Everything the kubelet can ask of one resource, free of gRPC: the device list with health (pushed to
  * every watcher whenever it changes), preferred allocation and allocation, whose devices it reserves in the node's
- * {@link AllocationLedger}. It listens to the {@code HealthTracker} itself: a health change recomputes the list.
+ * {@link AllocationLedger}. It listens to the {@code HealthTracker} and to the ledger: a health change, or a DRA claim
+ * taking or releasing a GPU, recomputes the list. A device a DRA claim holds (or whose GPU, or one of whose MIG devices,
+ * a claim holds) is listed Unhealthy while held: the kubelet then counts it out of the node's allocatable and hands it
+ * to no new pod, while pods already running keep theirs.
  *
  * <p>Watchers are handed each new list through a latest-value slot and called on a virtual thread of
  * their own ({@value #DELIVERY_THREADS}), one call at a time per watcher and never under a lock: a watcher
@@ -35,7 +39,7 @@ import java.util.function.Predicate;
  *
  * <p>Thread-safety: all methods may be called from any thread.
  */
-public final class ResourceService implements HealthListener {
+public final class ResourceService implements HealthListener, AllocationLedger.Listener {
 
     static final String DELIVERY_THREADS = "plugin-list-and-watch-";
     private static final Executor DELIVERY = Executors.newThreadPerTaskExecutor(
@@ -90,9 +94,19 @@ public final class ResourceService implements HealthListener {
         };
     }
 
+    /** A claim took or released a GPU: recompute the list and hand it to the watchers when it changed. */
+    @Override
+    public void ledgerChanged(AllocationLedger.View view) {
+        recompute();
+    }
+
     /** Health changed: recompute the list and hand it to the watchers when it changed. */
     @Override
     public void onHealthChanged(List<HealthTransition> transitions) {
+        recompute();
+    }
+
+    private void recompute() {
         synchronized (lock) {
             List<DeviceStatus> next = compute();
             if (next.equals(current)) {
@@ -106,11 +120,18 @@ public final class ResourceService implements HealthListener {
     }
 
     private List<DeviceStatus> compute() {
+        AllocationLedger.View held = ledger.view();
         List<DeviceStatus> list = new ArrayList<>(resource.devices().size());
         for (AdvertisedDevice device : resource.devices()) {
-            list.add(new DeviceStatus(device.id(), healthy.test(device.uuid()), device.device().numaNode()));
+            list.add(new DeviceStatus(device.id(), healthy.test(device.uuid()) && !held.heldByDra(DeviceUnit.of(device.device())),
+                    device.device().numaNode()));
         }
         return List.copyOf(list);
+    }
+
+    /** Stops hearing of the ledger's changes (the resource is no longer served). */
+    public void stopListeningToLedger() {
+        ledger.removeListener(this);
     }
 
     /** @throws AllocationException for unknown IDs and impossible sizes */

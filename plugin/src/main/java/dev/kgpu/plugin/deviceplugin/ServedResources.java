@@ -56,6 +56,7 @@ final class ServedResources {
         List<ResourceService> services = planned.stream()
                 .map(r -> new ResourceService(r, health::isHealthy, allocator, preferred, node.ledger(), node::now)).toList();
         services.forEach(health::addListener);
+        services.forEach(node.ledger()::addListener);
         return new ServedResources(kubelet, metrics, health, services);
     }
 
@@ -138,6 +139,7 @@ final class ServedResources {
         byName.values().forEach(served -> {
             served.stop();
             health.removeListener(served.service);
+            served.service.stopListeningToLedger();
         });
     }
 

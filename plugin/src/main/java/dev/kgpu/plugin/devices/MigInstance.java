@@ -43,9 +43,9 @@ public record MigInstance(String uuid, int parentIndex, String parentUuid, int p
 
     /**
      * Whether its compute instance spans its whole GPU instance ({@code 1g.10gb}, {@code 1g.10gb+me}: yes;
-     * {@code 1c.2g.20gb}: no). NVIDIA's DRA driver serves only those that do; its device plugin (strategy mixed)
-     * counts the others under their GPU instance's resource up to v0.19, as kgpu's planner does, and refuses the
-     * node from v0.20.
+     * {@code 1c.2g.20gb}: no). NVIDIA's DRA driver cannot enumerate a node with one that does not (its profile list
+     * holds whole instances only); kgpu's names it apart. NVIDIA's device plugin (strategy mixed) counts them under
+     * their GPU instance's resource up to v0.19, as kgpu's planner does, and refuses the node from v0.20.
      */
     public boolean spansGpuInstance() {
         return !profile.matches("^[0-9]+c\\..*");

@@ -5,10 +5,19 @@ import java.util.List;
 /** What the API server says about a claim the kubelet asked to prepare. */
 public sealed interface ClaimAllocation {
 
-    /** Allocated, with every device the scheduler picked (of every driver). */
-    record Allocated(List<AllocatedDevice> devices) implements ClaimAllocation {
+    /**
+     * Allocated, with every device the scheduler picked (of every driver) and the allocation's configs (the class's,
+     * then the claim's; of every driver).
+     */
+    record Allocated(List<AllocatedDevice> devices, List<dev.kgpu.plugin.dra.config.ClaimConfig> configs) implements ClaimAllocation {
         public Allocated {
             devices = List.copyOf(devices);
+            configs = List.copyOf(configs);
+        }
+
+        /** Allocated without configs. */
+        public Allocated(List<AllocatedDevice> devices) {
+            this(devices, List.of());
         }
     }
 

@@ -70,7 +70,10 @@ public final class ClaimCheckpoint {
     /**
      * Reads {@code file} (none yet: no claims), as described above.
      *
-     * @param bootId this boot's {@code /proc/sys/kernel/random/boot_id}, empty when unknown (never discards)
+     * @param bootId this boot's {@code /proc/sys/kernel/random/boot_id}, empty when unknown: then nothing is discarded,
+     *               and the boot id the file holds is kept in it, so that a later start that can read the boot id
+     *               still tells an earlier boot's claims apart; a file without one (written without a boot id) adopts
+     *               this boot's, as NVIDIA's driver does with its legacy checkpoints
      */
     public static ClaimCheckpoint open(Path file, String bootId) {
         Objects.requireNonNull(file, "file");
@@ -94,6 +97,12 @@ public final class ClaimCheckpoint {
                     + "): its " + data.preparedClaims().size() + " claims are forgotten and prepared again when the kubelet asks";
             LOG.log(System.Logger.Level.INFO, why);
             return new ClaimCheckpoint(file, bootId, Optional.of(why));
+        }
+        if (bootId.isEmpty()) {
+            bootId = data.nodeBootId();
+        } else if (data.nodeBootId().isEmpty()) {
+            LOG.log(System.Logger.Level.INFO, "checkpoint {0} holds no boot id (written when it could not be read): its {1}"
+                    + " claims are taken as this boot''s ({2})", file, data.preparedClaims().size(), bootId);
         }
         ClaimCheckpoint checkpoint = new ClaimCheckpoint(file, bootId, Optional.empty());
         data.preparedClaims().forEach((uid, claim) -> checkpoint.claims.put(uid, claim.toDomain(uid)));

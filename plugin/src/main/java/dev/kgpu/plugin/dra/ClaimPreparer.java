@@ -1,10 +1,14 @@
 package dev.kgpu.plugin.dra;
 
 import dev.kgpu.cdi.CdiException;
+import dev.kgpu.plugin.dra.config.ClaimConfig;
+import dev.kgpu.plugin.dra.config.DeviceSharing;
+import dev.kgpu.plugin.dra.config.OpaqueConfigs;
 import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.ClaimRef;
 import dev.kgpu.plugin.node.DeviceUnit;
 
+import java.text.MessageFormat;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -25,11 +29,19 @@ import java.util.function.Supplier;
  *   <li>a claim the checkpoint holds is answered from it, its spec written again only if it went missing: the
  *       kubelet repeats calls after restarts, and a claim is never prepared twice;</li>
  *   <li>otherwise its allocation is read from the API server (by namespace and name, checked against the UID);</li>
+ *   <li>a claim with no device of this driver (no result at all, only other drivers', a result without a device) is
+ *       refused: NVIDIA's driver prepares it with no device, but no CDI spec can be written for it;</li>
  *   <li>every device allocated from this driver must be in this node's pool, be one of its devices now and be
  *       Healthy; devices of other drivers are theirs;</li>
- *   <li>the claim's CDI spec is written, then the claim is checkpointed (on failure the spec is removed again), then
- *       the devices are returned with their CDI names.</li>
+ *   <li>the claim's opaque configs ({@code GpuConfig}, {@code MigDeviceConfig}) are decoded and checked as NVIDIA's
+ *       driver does, and refused when they ask for sharing kgpu cannot apply ({@link #sharingProblem});</li>
+ *   <li>the devices are reserved in the node's {@link AllocationLedger}: one another claim holds (unless either asked
+ *       for admin access) or the device plugin handed out is refused, naming the holder;</li>
+ *   <li>the claim's CDI spec is written, then the claim is checkpointed (on failure the spec is removed again and the
+ *       reservation released), then the devices are returned with their CDI names.</li>
  * </ol>
+ * Before any of it, the kubelet's reference is checked ({@link ClaimRefs}): a claim without UID, namespace or name
+ * fails alone, and so does one whose preparing throws.
  * Unpreparing removes the claim's spec by its UID and forgets the claim; a claim it never prepared is a success.
  *
  * <p>Thread-safety: all methods may be called from any thread; calls are serialised.
@@ -70,11 +82,20 @@ public final class ClaimPreparer {
         this.metrics = Objects.requireNonNull(metrics, "metrics");
     }
 
-    /** Prepares each claim; the answer has an entry per claim UID, in order. */
+    /**
+     * Prepares each claim; the answer has an entry per claim UID, in order. A claim whose reference is bad (no UID,
+     * namespace or name; one UID sent as two claims) or whose preparing fails in an unexpected way fails alone: the
+     * others of the call are prepared.
+     */
     public synchronized Map<String, ClaimResult> prepare(List<ClaimRef> requested) {
         Map<String, ClaimResult> results = new LinkedHashMap<>();
+        Map<String, String> duplicates = ClaimRefs.conflictingDuplicates(requested);
         for (ClaimRef claim : requested) {
-            ClaimResult result = prepare(claim);
+            if (results.containsKey(claim.uid())) {
+                continue; // the same claim twice: answered once
+            }
+            Optional<String> bad = Optional.ofNullable(duplicates.get(claim.uid())).or(() -> ClaimRefs.problem(claim));
+            ClaimResult result = bad.<ClaimResult>map(ClaimResult.Failed::new).orElseGet(() -> guarded(claim));
             switch (result) {
                 case ClaimResult.Prepared prepared -> LOG.log(System.Logger.Level.INFO, "prepared claim {0}: {1}", claim,
                         prepared.devices().stream().map(PreparedDevice::device).toList());
@@ -90,14 +111,36 @@ public final class ClaimPreparer {
     /** Unprepares each claim; the answer has an entry per claim UID, in order: empty, or the error. */
     public synchronized Map<String, Optional<String>> unprepare(List<ClaimRef> requested) {
         Map<String, Optional<String>> results = new LinkedHashMap<>();
+        Map<String, String> duplicates = ClaimRefs.conflictingDuplicates(requested);
         for (ClaimRef claim : requested) {
-            Optional<String> error = unprepare(claim);
+            if (results.containsKey(claim.uid())) {
+                continue;
+            }
+            Optional<String> error = Optional.ofNullable(duplicates.get(claim.uid())).or(() -> ClaimRefs.problem(claim))
+                    .or(() -> {
+                        try {
+                            return unprepare(claim);
+                        } catch (RuntimeException e) {
+                            LOG.log(System.Logger.Level.ERROR, MessageFormat.format("unpreparing claim {0} failed", claim), e);
+                            return Optional.of("internal error unpreparing claim: " + e);
+                        }
+                    });
             error.ifPresentOrElse(e -> LOG.log(System.Logger.Level.WARNING, "could not unprepare claim {0}: {1}", claim, e),
                     () -> LOG.log(System.Logger.Level.INFO, "unprepared claim {0}", claim));
             metrics.claim("unprepare", error.isEmpty());
             results.put(claim.uid(), error);
         }
         return results;
+    }
+
+    /** Prepares one claim; a bug (any unexpected exception) fails this claim alone, its stack logged once. */
+    private ClaimResult guarded(ClaimRef claim) {
+        try {
+            return prepare(claim);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, MessageFormat.format("preparing claim {0} failed", claim), e);
+            return new ClaimResult.Failed("internal error preparing claim: " + e);
+        }
     }
 
     /** The claims prepared now. */
@@ -112,6 +155,7 @@ public final class ClaimPreparer {
         }
         String named = "ResourceClaim " + claim.namespace() + "/" + claim.name();
         List<AllocatedDevice> allocated;
+        List<ClaimConfig> configs;
         switch (claims.read(claim)) {
             case ClaimAllocation.NotFound notFound -> {
                 return new ClaimResult.Failed(named + " was not found in the API server (deleted?)");
@@ -126,10 +170,18 @@ public final class ClaimPreparer {
             case ClaimAllocation.Unreadable unreadable -> {
                 return new ClaimResult.Failed("could not read " + named + ": " + unreadable.reason());
             }
-            case ClaimAllocation.Allocated found -> allocated = found.devices();
+            case ClaimAllocation.Allocated found -> {
+                allocated = found.devices();
+                configs = found.configs();
+            }
+        }
+        Optional<String> nothing = nothingToPrepare(named, allocated);
+        if (nothing.isPresent()) {
+            return new ClaimResult.Failed(nothing.get());
         }
         NodeDevices node = devices.get();
         Map<String, List<String>> requestsByDevice = new LinkedHashMap<>();
+        Map<String, Boolean> adminOnly = new LinkedHashMap<>();
         for (AllocatedDevice device : allocated) {
             if (!device.driver().equals(DraNames.DRIVER)) {
                 continue;
@@ -142,6 +194,7 @@ public final class ClaimPreparer {
             if (!requests.contains(device.requestName())) {
                 requests.add(device.requestName());
             }
+            adminOnly.merge(device.device(), device.adminAccess(), Boolean::logicalAnd);
         }
         List<DraDevice> chosen = new ArrayList<>();
         for (Map.Entry<String, List<String>> entry : requestsByDevice.entrySet()) {
@@ -161,20 +214,22 @@ public final class ClaimPreparer {
             }
             chosen.add(device.get());
         }
+        Optional<String> unusable = sharingProblem(configs, allocated, node);
+        if (unusable.isPresent()) {
+            return new ClaimResult.Failed(unusable.get());
+        }
         List<PreparedDevice> prepared = chosen.stream().map(d -> new PreparedDevice(requestsByDevice.get(d.name()), pool,
                 d.name(), d.uuid(), List.of(DraNames.cdiDeviceId(claim.uid(), d.name())))).toList();
-        if (!chosen.isEmpty()) {
-            List<AllocationLedger.ClaimDevice> held = chosen.stream()
-                    .map(d -> new AllocationLedger.ClaimDevice(d.name(), DeviceUnit.of(d.device()), false)).toList();
-            if (ledger.reserveForClaim(claim, held, clock.instant()) instanceof AllocationLedger.Reservation.Refused refused) {
-                return new ClaimResult.Failed("the devices of this claim are held: " + refused.message());
-            }
-            try {
-                specs.write(claim.uid(), node, chosen);
-            } catch (CdiException e) {
-                ledger.releaseClaim(claim.uid());
-                return new ClaimResult.Failed("could not write the claim's CDI spec in " + specs.directory() + ": " + e.getMessage());
-            }
+        List<AllocationLedger.ClaimDevice> held = chosen.stream()
+                .map(d -> new AllocationLedger.ClaimDevice(d.name(), DeviceUnit.of(d.device()), adminOnly.get(d.name()))).toList();
+        if (ledger.reserveForClaim(claim, held, clock.instant()) instanceof AllocationLedger.Reservation.Refused refused) {
+            return new ClaimResult.Failed(refusal(refused, held));
+        }
+        try {
+            specs.write(claim.uid(), node, chosen);
+        } catch (CdiException e) {
+            ledger.releaseClaim(claim.uid());
+            return new ClaimResult.Failed("could not write the claim's CDI spec in " + specs.directory() + ": " + e.getMessage());
         }
         try {
             checkpoint.put(new PreparedClaim(claim, prepared));
@@ -184,6 +239,86 @@ public final class ClaimPreparer {
             return new ClaimResult.Failed(e.getMessage());
         }
         return new ClaimResult.Prepared(prepared);
+    }
+
+    /**
+     * Why a claim allocated {@code allocated} has nothing this driver can prepare: no result at all, none of this
+     * driver, or a result of it that names no device. NVIDIA's driver prepares such a claim with no device; kgpu refuses
+     * it, since no CDI spec can be written for it and a kubelet never sends it (its DRA manager batches claims by the
+     * drivers of their results).
+     */
+    static Optional<String> nothingToPrepare(String named, List<AllocatedDevice> allocated) {
+        if (allocated.isEmpty()) {
+            return Optional.of(named + " has no allocated device: nothing to prepare");
+        }
+        if (allocated.stream().noneMatch(d -> d.driver().equals(DraNames.DRIVER))) {
+            return Optional.of(named + " was allocated no device of " + DraNames.DRIVER + " (only "
+                    + String.join(", ", allocated.stream().map(AllocatedDevice::driver).distinct().toList()) + ")");
+        }
+        for (int i = 0; i < allocated.size(); i++) {
+            AllocatedDevice device = allocated.get(i);
+            if (device.driver().equals(DraNames.DRIVER) && (device.pool().isEmpty() || device.device().isEmpty())) {
+                return Optional.of(named + " result " + i + " (request '" + device.request() + "') names no device"
+                        + " (pool '" + device.pool() + "', device '" + device.device() + "')");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Why the claim's opaque configs ({@code GpuConfig}, {@code MigDeviceConfig}) cannot be used: malformed (NVIDIA's
+     * words, {@link OpaqueConfigs}) or asking for what kgpu cannot apply. kgpu applies no sharing to a claim's GPU: a
+     * {@code TimeSlicing} config with interval {@code Default} asks for the GPU as it is, and {@code TimeSlicing} on a MIG
+     * device changes nothing (as in NVIDIA's driver); another interval needs {@code nvidia-smi compute-policy} (NVML has no
+     * setter), which kgpu does not run, and MPS needs a control daemon per claim, which kgpu does not run yet.
+     */
+    static Optional<String> sharingProblem(List<ClaimConfig> configs, List<AllocatedDevice> allocated, NodeDevices node) {
+        if (configs.isEmpty()) {
+            return Optional.empty();
+        }
+        List<OpaqueConfigs.Target> targets = allocated.stream().filter(d -> d.driver().equals(DraNames.DRIVER))
+                .map(d -> new OpaqueConfigs.Target(d.request(), d.device(),
+                        node.device(d.device()).map(DraDevice::type).orElse(DraNames.TYPE_GPU)))
+                .toList();
+        Map<String, DeviceSharing> sharing;
+        try {
+            sharing = OpaqueConfigs.resolve(DraNames.DRIVER, configs, targets);
+        } catch (OpaqueConfigs.ConfigException e) {
+            return Optional.of(e.getMessage());
+        }
+        for (Map.Entry<String, DeviceSharing> entry : sharing.entrySet()) {
+            DeviceSharing asked = entry.getValue();
+            if (asked.strategy().filter("MPS"::equals).isPresent()) {
+                return Optional.of("sharing strategy MPS cannot be applied to device " + entry.getKey()
+                        + ": kgpu has no MPS control daemon for claims yet");
+            }
+            Optional<String> interval = asked.interval().filter(i -> !i.equals("Default"));
+            if (interval.isPresent()) {
+                return Optional.of("time-slice interval " + interval.get() + " cannot be applied to device " + entry.getKey()
+                        + ": NVML has no setter for it and kgpu does not run nvidia-smi; only interval Default can be applied");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * A refusal by the ledger in one line per device in the way: another claim holds it (NVIDIA's words, so that a
+     * search for them finds kgpu's too), or the device plugin handed it out.
+     */
+    static String refusal(AllocationLedger.Reservation.Refused refused, List<AllocationLedger.ClaimDevice> asked) {
+        List<String> lines = new ArrayList<>();
+        for (AllocationLedger.Conflict conflict : refused.conflicts()) {
+            String device = asked.stream().filter(d -> d.unit().equals(conflict.unit())).map(AllocationLedger.ClaimDevice::name)
+                    .findFirst().orElse(conflict.unit().uuid());
+            lines.add(switch (conflict.holder()) {
+                case AllocationLedger.Hold.DraHold other -> "requested device " + device
+                        + " is already allocated to different claim " + other.claim().uid() + " (" + other.claim().namespace()
+                        + "/" + other.claim().name() + ", device " + other.device() + ", prepared " + other.since() + ")";
+                case AllocationLedger.Hold.DevicePluginHold plugin -> "requested device " + device + " ("
+                        + conflict.unit().uuid() + ") is in use through the device plugin: " + plugin.describe();
+            });
+        }
+        return String.join("; ", lines);
     }
 
     /** A claim prepared before: the same devices; its spec written again if it is gone (a cleared CDI folder). */

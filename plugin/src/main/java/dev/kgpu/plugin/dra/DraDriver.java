@@ -33,9 +33,11 @@ import java.util.Optional;
  *       whose health the node then watches too;</li>
  *   <li>the first start opens the checkpoint of prepared claims, starts the {@link SlicePublisher} and serves the DRA
  *       and registration sockets ({@link DraKubelet}); a later start only serves them again if they are gone;</li>
- *   <li>the pool published holds the Healthy devices: an XID takes a device out of the node's ResourceSlice, its
- *       recovery puts it back (kgpu removes rather than taints: device taints need the alpha {@code DRADeviceTaints}
- *       gate, without which the API server drops them and the scheduler would keep picking the device);</li>
+ *   <li>the pool published holds the Healthy devices no device plugin holds: an XID takes a device out of the node's
+ *       ResourceSlice, its recovery puts it back; a GPU the kubelet's device manager allocated (the node's
+ *       {@link AllocationLedger}, which the kubelet's PodResources API feeds every {@link #POD_RESOURCES_PERIOD}) leaves
+ *       it while held (kgpu removes rather than taints: device taints are beta from Kubernetes 1.36 only, and without
+ *       them the API server drops taints and the scheduler would keep picking the device);</li>
  *   <li>a registration the kubelet refused is logged with its reason, shown in the status, and tried again with
  *       backoff by serving the registration socket anew;</li>
  *   <li>devices that cannot be read any more empty the pool (nothing new is scheduled here) while prepared claims
@@ -47,7 +49,10 @@ import java.util.Optional;
  * that changed health; registration verdicts and claims from gRPC threads (a verdict's retry is handed to the node's
  * thread). {@link #status()} may be called from any thread.
  */
-public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
+public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, AllocationLedger.Listener {
+
+    /** How often the kubelet's PodResources API is asked what the device manager allocated. */
+    static final Duration POD_RESOURCES_PERIOD = Duration.ofSeconds(1);
 
     /** This front-end's name in logs and health checks. */
     public static final String NAME = "DRA driver";
@@ -65,6 +70,7 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
     private volatile String registrationProblem;
     private volatile String serveProblem;
     private volatile boolean stopped;
+    private volatile boolean bootIdKnown = true;
 
     // confined to the node's thread (set once in start)
     private NodeContext node;
@@ -74,6 +80,8 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
     private volatile ClaimPreparer preparer;
     private volatile SlicePublisher publisher;
     private volatile DraKubelet.Endpoint endpoint;
+    private volatile Thread podResourcesPoller;
+    private volatile String podResourcesProblem;
 
     /**
      * @param kubelet serves the DRA and registration sockets
@@ -103,6 +111,7 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
         this.serveRetry = context.retry(this::serve);
         this.registerRetry = context.retry(this::registerAgain);
         health.addListener(this);
+        context.ledger().addListener(this);
     }
 
     /**
@@ -148,6 +157,12 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
         publishSlices();
     }
 
+    /** Who holds which GPU changed: a GPU the device plugin handed out leaves the slice, and returns when it is free. */
+    @Override
+    public void ledgerChanged(AllocationLedger.View view) {
+        publishSlices();
+    }
+
     /** Health changed: publish the Healthy devices (never blocks: the publisher's thread syncs). */
     @Override
     public void onHealthChanged(List<HealthTransition> transitions) {
@@ -160,8 +175,9 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
         SlicePublisher slicePublisher = publisher;
         ClaimPreparer claimPreparer = preparer;
         DraKubelet.Endpoint served = endpoint;
-        if (claimPreparer == null) {
-            return stopped ? new DraStatus(false, false, false, Optional.empty(), 0, 0, List.of("stopped")) : DraStatus.STARTING;
+        if (claimPreparer == null || slicePublisher == null) {
+            return stopped ? new DraStatus(false, false, false, Optional.empty(), 0, 0, bootIdKnown, List.of("stopped"))
+                    : DraStatus.STARTING;
         }
         boolean serving = served != null && served.serving();
         SlicePublisher.Status slicesStatus = slicePublisher.status();
@@ -178,7 +194,7 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
         slicesStatus.failure().ifPresent(f -> problems.add("ResourceSlices not published: " + f));
         return new DraStatus(serving, registered, slicesStatus.current(),
                 slicesStatus.published().map(ResourceSliceStore.Published::generation), devices.devices().size(),
-                claimPreparer.prepared().size(), problems);
+                claimPreparer.prepared().size(), bootIdKnown, problems);
     }
 
     /** The claims prepared now (for tests and the status). */
@@ -199,7 +215,8 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
         restore(checkpoint.claims());
         preparer = new ClaimPreparer(settings.nodeName(), claims, checkpoint, new ClaimSpecs(settings.cdiRoot(), settings.cdi()),
                 () -> devices, uuid -> health.problem(uuid), node.ledger(), node::now, metrics);
-        publisher = new SlicePublisher(slices, retries, metrics);
+        publisher = new SlicePublisher(slices, DraNames.DRIVER, settings.nodeName(), settings.resyncPeriod(), retries, metrics);
+        podResourcesPoller = Thread.ofPlatform().name("dra-pod-resources").daemon(true).start(this::pollPodResources);
         serve();
     }
 
@@ -254,8 +271,50 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
         }
     }
 
+    /**
+     * Asks the kubelet every {@link #POD_RESOURCES_PERIOD} what its device manager allocated and tells the ledger, which
+     * ends the device plugin's holds the kubelet no longer lists. Unreachable: every hold stays (never freed on missing
+     * data), said once per cause in a WARNING and in the status, the recovery in an INFO line.
+     */
+    private void pollPodResources() {
+        while (!stopped) {
+            try {
+                AllocationLedger.KubeletAllocations listed = kubelet.deviceAllocations(node.now());
+                node.ledger().observe(listed);
+                if (podResourcesProblem != null) {
+                    LOG.log(System.Logger.Level.INFO, "the kubelet''s PodResources API answers again");
+                    podResourcesProblem = null;
+                }
+            } catch (IOException | RuntimeException e) {
+                String problem = "cannot read what the kubelet's device manager allocated: " + e.getMessage()
+                        + "; GPUs the device plugin handed out stay withdrawn from DRA";
+                if (!problem.equals(podResourcesProblem)) {
+                    LOG.log(System.Logger.Level.WARNING, problem);
+                }
+                podResourcesProblem = problem;
+            }
+            try {
+                Thread.sleep(POD_RESOURCES_PERIOD);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
     private void shutdown() {
         stopped = true;
+        Thread poller = podResourcesPoller;
+        if (poller != null) {
+            poller.interrupt();
+            try {
+                poller.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (node != null) {
+            node.ledger().removeListener(this);
+        }
         serveRetry.cancel();
         registerRetry.cancel();
         if (health != null) {
@@ -281,6 +340,11 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
             registrationProblem = null;
             node.run(registerRetry::reset);
             LOG.log(System.Logger.Level.INFO, "the kubelet registered DRA driver {0}", DraNames.DRIVER);
+            SlicePublisher slicePublisher = publisher;
+            if (slicePublisher != null) {
+                // a starting kubelet deletes the node's slices around the time it registers the driver again
+                slicePublisher.resync("the kubelet registered the driver");
+            }
             return;
         }
         registered = false;
@@ -297,18 +361,35 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener {
         if (slicePublisher == null || stopped) {
             return;
         }
-        List<DraDevice> healthy = devices.devices().stream().filter(d -> health.isHealthy(d.uuid())).toList();
-        slicePublisher.publish(new ResourcePool(DraNames.DRIVER, settings.nodeName(), settings.nodeName(), healthy));
+        AllocationLedger.View held = node.ledger().view();
+        List<DraDevice> offered = devices.devices().stream().filter(d -> health.isHealthy(d.uuid()))
+                .filter(d -> !held.heldByDevicePlugin(DeviceUnit.of(d.device()))).toList();
+        slicePublisher.publish(new ResourcePool(DraNames.DRIVER, settings.nodeName(), settings.nodeName(), offered));
     }
 
+    /**
+     * This boot's id, which tells the checkpoint of an earlier boot; empty when it cannot be read, said in one WARNING
+     * line. NVIDIA's driver does not start then; kgpu runs on and keeps every checkpointed claim (a claim of an earlier
+     * boot is then answered from the checkpoint until the kubelet unprepares it, which its reconciler does for claims
+     * of pods that are gone).
+     */
     private String bootId() {
+        String why;
         try {
-            return Files.readString(settings.bootIdFile()).strip();
+            String id = Files.readString(settings.bootIdFile()).strip();
+            if (!id.isEmpty()) {
+                bootIdKnown = true;
+                return id;
+            }
+            why = "it is empty";
         } catch (NoSuchFileException e) {
-            return "";
+            why = "no such file";
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "could not read the boot id {0}: {1}", settings.bootIdFile(), e.getMessage());
-            return "";
+            why = e.getMessage();
         }
+        bootIdKnown = false;
+        LOG.log(System.Logger.Level.WARNING, "cannot read the boot id from {0} ({1}): claims checkpointed before a reboot"
+                + " cannot be told apart and are kept", settings.bootIdFile(), why);
+        return "";
     }
 }

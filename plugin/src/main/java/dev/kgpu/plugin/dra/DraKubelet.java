@@ -6,8 +6,9 @@ import java.io.IOException;
  * The kubelet, as the DRA driver uses it: the DRA service ({@code NodePrepareResources}, {@code NodeUnprepareResources})
  * on its socket in the driver's folder, and the registration service ({@code GetInfo},
  * {@code NotifyRegistrationStatus}) on a socket in the kubelet's plugin-watcher folder, which the kubelet finds and
- * registers. The gRPC adapter ({@code dev.kgpu.plugin.dra.grpc.GrpcDraKubelet}) implements it. Only the node's thread
- * calls it.
+ * registers; and the PodResources API, where the kubelet lists what its device manager allocated to running pods. The
+ * gRPC adapter ({@code dev.kgpu.plugin.dra.grpc.GrpcDraKubelet}) implements it. Only the node's thread calls
+ * {@link #serve}; {@link #deviceAllocations} is called from the driver's poller thread.
  */
 public interface DraKubelet extends AutoCloseable {
 
@@ -18,6 +19,14 @@ public interface DraKubelet extends AutoCloseable {
      * @param registrations told of the kubelet's verdict, on a gRPC thread
      */
     Endpoint serve(ClaimPreparer claims, RegistrationListener registrations) throws IOException;
+
+    /**
+     * The kubelet's PodResources {@code List}: each running container's device-plugin devices (of every device plugin).
+     *
+     * @param listedAt when the call started (the report is at least as new)
+     * @throws IOException when the kubelet cannot be asked (no socket, no answer), in one line
+     */
+    dev.kgpu.plugin.node.AllocationLedger.KubeletAllocations deviceAllocations(java.time.Instant listedAt) throws IOException;
 
     /** Releases the transport; endpoints must be stopped before. */
     @Override

@@ -39,13 +39,29 @@ public final class DraNames {
     /**
      * {@code gpu-<parent minor>-mig-<profile>-<profile id>-<placement start>}, the profile lower-cased without dots and
      * with anything else outside {@code [a-z0-9-]} turned into {@code -} ({@code 1g.10gb+me} → {@code 1g10gb-me}), as
-     * NVIDIA's driver names MIG devices since v25.12.
+     * NVIDIA's driver names MIG devices since v25.12: the GPU instance's profile id and first memory slice identify it
+     * on its GPU. A compute instance smaller than its GPU instance ({@code 1c.2g.20gb}, two of them in one
+     * {@code 2g.20gb} GPU instance) gets its compute instance id appended, {@code -<ci id>}, since NVIDIA's name would
+     * be the same for both (NVIDIA's driver names none: its enumeration fails on such a node). Such a name can never
+     * equal a whole-instance one: its profile starts {@code <n>c}, a whole instance's {@code <n>g}.
      */
     public static String mig(MigInstance mig) {
         String profile = mig.profile().replace(".", "").toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-")
                 .replaceAll("^-+|-+$", "");
-        return "gpu-" + mig.parentMinor() + "-mig-" + profile + "-" + mig.details().profileId() + "-"
+        String name = "gpu-" + mig.parentMinor() + "-mig-" + profile + "-" + mig.details().profileId() + "-"
                 + mig.details().placementStart();
+        return mig.spansGpuInstance() ? name : name + "-" + mig.computeInstanceId();
+    }
+
+    /** Why {@code name} cannot name a device in a ResourceSlice (a DNS label of at most 63 characters); empty when it can. */
+    public static java.util.Optional<String> nameProblem(String name) {
+        if (name.length() > 63) {
+            return java.util.Optional.of("its name " + name + " is longer than 63 characters");
+        }
+        if (!name.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?")) {
+            return java.util.Optional.of("its name " + name + " is not a DNS label");
+        }
+        return java.util.Optional.empty();
     }
 
     /** The CDI device name a claim's device gets: {@code <claim UID>-<device name>}. */

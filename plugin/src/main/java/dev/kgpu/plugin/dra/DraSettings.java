@@ -7,6 +7,8 @@ import dev.kgpu.config.v1.ValueType;
 import dev.kgpu.plugin.config.DevicePluginConfig;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -24,9 +26,13 @@ import java.util.Optional;
  *                           {@code <it>/gpu.nvidia.com}
  * @param procRoot           the root {@code proc/sys/kernel/random/boot_id} is read under ({@code /} on a node)
  * @param cdi                the CDI generator's roots and hook path
+ * @param resyncPeriod       how often the node's ResourceSlices are compared with what the driver last wrote, even when
+ *                           nothing told it they changed ({@code KGPU_DRA_RESYNC_PERIOD}, at most 30 s)
+ * @param podResourcesSocket the kubelet's PodResources API ({@code KGPU_POD_RESOURCES_SOCKET}), where the driver learns
+ *                           which GPUs the kubelet's device manager allocated
  */
 public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory, Path pluginsDirectory, Path procRoot,
-                          NvidiaCdiGenerator.Options cdi) {
+                          NvidiaCdiGenerator.Options cdi, Duration resyncPeriod, Path podResourcesSocket) {
 
     public static final Path DEFAULT_CDI_ROOT = Path.of("/etc/cdi");
     public static final Path DEFAULT_REGISTRAR_DIRECTORY = Path.of("/var/lib/kubelet/plugins_registry");
@@ -47,8 +53,19 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
             List.of("KUBELET_PLUGINS_DIRECTORY_PATH"), ValueType.absolutePath(), DEFAULT_PLUGINS_DIRECTORY.toString(),
             "the kubelet's plugins folder; the DRA driver's socket and checkpoint go to <it>/gpu.nvidia.com");
 
-    /** NVIDIA's DRA driver's settings, besides those it shares with the device plugin. */
-    public static final List<Setting<?>> SETTINGS = List.of(NODE_NAME, CDI_ROOT, REGISTRAR_DIRECTORY, PLUGINS_DIRECTORY);
+    /** kgpu: the longest the node's slices may differ from what the driver wrote before it notices without a watch. */
+    static final Setting<Duration> RESYNC_PERIOD = Setting.of(List.of(), List.of("KGPU_DRA_RESYNC_PERIOD"),
+            ValueType.duration(ChronoUnit.MILLIS, 100, 30_000), Duration.ofSeconds(30),
+            "kgpu: milliseconds between comparisons of the node's ResourceSlices with what the DRA driver wrote");
+
+    /** kgpu: the kubelet's PodResources socket. */
+    static final Setting<String> POD_RESOURCES_SOCKET = Setting.of(List.of(), List.of("KGPU_POD_RESOURCES_SOCKET"),
+            ValueType.absolutePath(), "/var/lib/kubelet/pod-resources/kubelet.sock",
+            "kgpu: the kubelet's PodResources socket, where the DRA driver reads which GPUs the device manager allocated");
+
+    /** NVIDIA's DRA driver's settings, besides those it shares with the device plugin, and kgpu's own. */
+    public static final List<Setting<?>> SETTINGS = List.of(NODE_NAME, CDI_ROOT, REGISTRAR_DIRECTORY, PLUGINS_DIRECTORY,
+            RESYNC_PERIOD, POD_RESOURCES_SOCKET);
 
     public DraSettings {
         Objects.requireNonNull(nodeName, "nodeName");
@@ -60,6 +77,11 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
         Objects.requireNonNull(pluginsDirectory, "pluginsDirectory");
         Objects.requireNonNull(procRoot, "procRoot");
         Objects.requireNonNull(cdi, "cdi");
+        Objects.requireNonNull(resyncPeriod, "resyncPeriod");
+        Objects.requireNonNull(podResourcesSocket, "podResourcesSocket");
+        if (resyncPeriod.isNegative() || resyncPeriod.isZero()) {
+            throw new IllegalArgumentException("resyncPeriod was " + resyncPeriod + " but it must be positive");
+        }
     }
 
     /**
@@ -79,7 +101,8 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
             return Optional.empty();
         }
         return Optional.of(new DraSettings(nodeName, Path.of(resolved.get(CDI_ROOT)), Path.of(resolved.get(REGISTRAR_DIRECTORY)),
-                Path.of(resolved.get(PLUGINS_DIRECTORY)), procRoot, loaded.cdiGenerator(procRoot)));
+                Path.of(resolved.get(PLUGINS_DIRECTORY)), procRoot, loaded.cdiGenerator(procRoot),
+                resolved.get(RESYNC_PERIOD), Path.of(resolved.get(POD_RESOURCES_SOCKET))));
     }
 
     /** The driver's own folder, {@code <plugins>/gpu.nvidia.com}, shared with no other plugin. */

@@ -16,13 +16,14 @@ import java.util.Optional;
  * @param generation     the pool's generation last published
  * @param devices        the devices offered now (Healthy or not)
  * @param preparedClaims the claims prepared now
+ * @param bootIdKnown    this boot's id could be read (else a checkpoint of an earlier boot cannot be told apart)
  * @param problems       what keeps it from serving everything it should, one line each
  */
 public record DraStatus(boolean serving, boolean registered, boolean slicesCurrent, Optional<Long> generation, int devices,
-                        int preparedClaims, List<String> problems) implements FrontEndStatus {
+                        int preparedClaims, boolean bootIdKnown, List<String> problems) implements FrontEndStatus {
 
     public static final DraStatus STARTING = new DraStatus(false, false, false, Optional.empty(), 0, 0,
-            List.of("the DRA driver has not started"));
+            true, List.of("the DRA driver has not started"));
 
     public DraStatus {
         problems = List.copyOf(problems);
@@ -52,6 +53,7 @@ public record DraStatus(boolean serving, boolean registered, boolean slicesCurre
         details.put("draRegistered", registered);
         details.put("draSlicesPublished", slicesCurrent);
         details.put("draPreparedClaims", (long) preparedClaims);
+        details.put("draBootId", bootIdKnown ? "known" : "unknown");
         return details;
     }
 }

@@ -18,10 +18,12 @@ import java.util.Optional;
 
 /**
  * The devices this node offers for dynamic resource allocation, read from one {@link NodeInventory}: each GPU with
- * MIG off as {@code gpu-<minor>}, each MIG device of a GPU with MIG on as {@code gpu-<minor>-mig-...} (the GPU itself
- * then is not offered, as NVIDIA's driver does with static MIG; nor are MIG devices whose compute instance is smaller
- * than their GPU instance, {@code 1c.2g.20gb}, which NVIDIA skips), GPUs in minor order, a GPU's MIG devices by name.
- * Or, when the devices could not be read, none and why. Immutable.
+ * MIG off as {@code gpu-<minor>}, each MIG device of a GPU with MIG on as {@code gpu-<minor>-mig-...} ({@link DraNames#mig};
+ * the GPU itself then is not offered, as NVIDIA's driver does with static MIG), GPUs in minor order, a GPU's MIG
+ * devices by name. A compute instance smaller than its GPU instance ({@code 1c.2g.20gb}) is offered too, under a name of
+ * its own; it shares its GPU instance's memory (and {@code memorySlice<i>} capacity) with its sibling compute instances.
+ * A device that cannot be named (not a DNS label of at most 63 characters, or a name another device has) is left out
+ * with one WARNING line. Or, when the devices could not be read, none and why. Immutable.
  *
  * <p>Attributes (domain {@value DraNames#DRIVER} unless qualified): NVIDIA's current set ({@code type}, {@code uuid},
  * {@code productName}, {@code brand}, {@code architecture}, {@code cudaComputeCapability}, {@code driverVersion},
@@ -32,6 +34,8 @@ import java.util.Optional;
  * {@code jpegEngines}, {@code ofaEngines}, {@code memory} and one {@code memorySlice<i>} per memory slice it holds.
  */
 public final class NodeDevices {
+
+    private static final System.Logger LOG = System.getLogger(NodeDevices.class.getName());
 
     /** Before the devices were read. */
     public static final NodeDevices NONE = new NodeDevices(NodeInventory.withoutTopology(List.of()), List.of(),
@@ -64,12 +68,29 @@ public final class NodeDevices {
                 continue;
             }
             gpu.migDevices().stream()
-                    .filter(MigInstance::spansGpuInstance)
                     .map(mig -> migDevice(gpu, mig, driverVersion, cudaVersion))
                     .sorted(Comparator.comparing(DraDevice::name))
                     .forEach(devices::add);
         }
-        return new NodeDevices(inventory, devices, Optional.empty());
+        return new NodeDevices(inventory, nameable(devices), Optional.empty());
+    }
+
+    /** The devices whose names a slice can hold, each name once; the others are left out, each in one WARNING line. */
+    private static List<DraDevice> nameable(List<DraDevice> devices) {
+        Map<String, DraDevice> kept = new LinkedHashMap<>();
+        for (DraDevice device : devices) {
+            Optional<String> problem = DraNames.nameProblem(device.name())
+                    .or(() -> Optional.ofNullable(kept.get(device.name())).map(other -> "its name " + device.name()
+                            + " is " + other.uuid() + "'s too"));
+            if (problem.isPresent()) {
+                String gpu = device.device() instanceof MigInstance mig ? "gpu-" + mig.parentMinor() : device.name();
+                LOG.log(System.Logger.Level.WARNING, "{0} {1} on {2} is not offered: {3}", device.type().equals(DraNames.TYPE_MIG)
+                        ? "MIG device" : "GPU", device.uuid(), gpu, problem.get());
+                continue;
+            }
+            kept.put(device.name(), device);
+        }
+        return List.copyOf(kept.values());
     }
 
     /** No device, because the driver did not answer ({@code reason}). */

@@ -17,6 +17,37 @@ public interface ResourceSliceStore {
     Published sync(ResourcePool pool) throws SliceStoreException;
 
     /**
+     * Tells {@code changed} whenever a slice of {@code driver} on {@code nodeName} is added, changed or deleted in the
+     * API server, whoever did it (the driver's own writes too), until the answer is closed; empty when the store
+     * cannot watch (no permission, no API server), said in the reason.
+     */
+    Watch watch(String driver, String nodeName, Runnable changed);
+
+    /** A running watch of the node's slices, or why there is none. */
+    interface Watch extends AutoCloseable {
+
+        /** Why nothing is watched; empty while it runs. */
+        java.util.Optional<String> problem();
+
+        @Override
+        void close();
+
+        /** No watch, because of {@code reason}. */
+        static Watch none(String reason) {
+            return new Watch() {
+                @Override
+                public java.util.Optional<String> problem() {
+                    return java.util.Optional.of(reason);
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
+    }
+
+    /**
      * What the node's slices say after a sync.
      *
      * @param generation the pool's generation

@@ -15,6 +15,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * call it on an XID), the thread syncs it through the {@link ResourceSliceStore}. A failed sync is retried with
  * backoff, or at once when the pool changes; each new failure is logged once, in one line, and the recovery too.
  *
+ * <p>What the API server holds can change without the pool changing: a starting kubelet deletes every slice of its
+ * node (it may do so after it registered the driver again), another writer may change them. So the thread also syncs
+ * when {@link #resync} is called (the kubelet registered the driver), when the store's watch of the node's slices
+ * reports any change, and at least every {@code resyncPeriod}; a sync that finds the slices as they should be writes
+ * nothing. NVIDIA's driver (the kubelet helper's ResourceSlice controller) republishes 30 s after a change it saw.
+ *
  * <p>Closing stops the thread and leaves the slices as they are, as NVIDIA's driver does: the kubelet deletes a
  * driver's slices 30 s after it unregistered unless it registers again, so a restart does not empty the node.
  *
@@ -31,6 +37,9 @@ public final class SlicePublisher implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final Thread thread;
+    private final String driver;
+    private final String nodeName;
+    private final Duration resyncPeriod;
 
     // guarded by lock
     private ResourcePool desired;
@@ -39,10 +48,24 @@ public final class SlicePublisher implements AutoCloseable {
     private String failure;
     private long retryAtNanos;
     private boolean closed;
+    /** A sync is due even if the pool was published: the API server's slices may differ from it. */
+    private boolean resyncDue;
+    private String resyncReason;
+    private long nextResyncNanos;
+    private ResourceSliceStore.Watch watch;
 
-    public SlicePublisher(ResourceSliceStore store, Backoff.Policy retries, DraMetrics metrics) {
+    /**
+     * @param driver       the driver whose slices of {@code nodeName} are watched
+     * @param resyncPeriod the longest time between two syncs
+     */
+    public SlicePublisher(ResourceSliceStore store, String driver, String nodeName, Duration resyncPeriod,
+                          Backoff.Policy retries, DraMetrics metrics) {
         this.store = Objects.requireNonNull(store, "store");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.driver = Objects.requireNonNull(driver, "driver");
+        this.nodeName = Objects.requireNonNull(nodeName, "nodeName");
+        this.resyncPeriod = Objects.requireNonNull(resyncPeriod, "resyncPeriod");
+        this.nextResyncNanos = System.nanoTime() + resyncPeriod.toNanos();
         this.backoff = new Backoff(retries);
         this.thread = Thread.ofPlatform().name(THREAD_NAME).daemon(true).start(this::loop);
     }
@@ -57,6 +80,21 @@ public final class SlicePublisher implements AutoCloseable {
             }
             desired = pool;
             retryAtNanos = 0;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Syncs soon even if the pool did not change: the API server's slices may have ({@code reason}, logged when the sync
+     * writes anything).
+     */
+    public void resync(String reason) {
+        lock.lock();
+        try {
+            resyncDue = true;
+            resyncReason = reason;
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -82,36 +120,62 @@ public final class SlicePublisher implements AutoCloseable {
     }
 
     private void loop() {
+        ResourceSliceStore.Watch started = store.watch(driver, nodeName, () -> resync("the node's ResourceSlices changed"));
+        started.problem().ifPresent(p -> LOG.log(System.Logger.Level.WARNING, "{0}; comparing them every {1} instead", p,
+                resyncPeriod));
+        lock.lock();
+        try {
+            watch = started;
+            if (closed) {
+                started.close();
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
         while (true) {
             ResourcePool next;
+            String reason;
             lock.lock();
             try {
                 while (!closed && !due()) {
-                    if (failure != null && desired != null && !desired.equals(published)) {
-                        changed.awaitNanos(Math.max(1, retryAtNanos - System.nanoTime()));
-                    } else {
-                        changed.await();
+                    long untilResync = nextResyncNanos - System.nanoTime();
+                    if (untilResync <= 0 && desired != null) {
+                        resyncDue = true;
+                        resyncReason = "the periodic comparison";
+                        nextResyncNanos = System.nanoTime() + resyncPeriod.toNanos();
+                        continue;
                     }
+                    long wait = untilResync <= 0 ? resyncPeriod.toNanos() : untilResync;
+                    if (failure != null && desired != null && !desired.equals(published)) {
+                        wait = Math.min(wait, Math.max(1, retryAtNanos - System.nanoTime()));
+                    }
+                    changed.awaitNanos(wait);
                 }
                 if (closed) {
                     return;
                 }
                 next = desired;
+                reason = resyncDue && next.equals(published) ? resyncReason : null;
+                resyncDue = false;
+                nextResyncNanos = System.nanoTime() + resyncPeriod.toNanos();
             } catch (InterruptedException e) {
                 return;
             } finally {
                 lock.unlock();
             }
-            sync(next);
+            sync(next, reason);
         }
     }
 
-    /** Under the lock: there is something to publish, and no backoff to wait out. */
+    /** Under the lock: there is something to publish (or compare), and no backoff to wait out. */
     private boolean due() {
-        return desired != null && !desired.equals(published) && (failure == null || System.nanoTime() - retryAtNanos >= 0);
+        return desired != null && (resyncDue || !desired.equals(published))
+                && (failure == null || System.nanoTime() - retryAtNanos >= 0);
     }
 
-    private void sync(ResourcePool pool) {
+    /** @param resyncReason why a pool already published is synced again; null when it is new */
+    private void sync(ResourcePool pool, String resyncReason) {
         try {
             ResourceSliceStore.Published result = store.sync(pool);
             metrics.resourceSlicesPublished(true);
@@ -127,7 +191,11 @@ public final class SlicePublisher implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            if (result.changed()) {
+            if (result.changed() && resyncReason != null) {
+                LOG.log(System.Logger.Level.INFO, "republished {0} devices of {1} in pool {2} (generation {3}, {4} slices):"
+                        + " the API server''s slices differed from them ({5})", pool.devices().size(), pool.driver(),
+                        pool.name(), result.generation(), result.slices(), resyncReason);
+            } else if (result.changed()) {
                 LOG.log(System.Logger.Level.INFO, "published {0} devices of {1} in pool {2} (generation {3}, {4} slices)",
                         pool.devices().size(), pool.driver(), pool.name(), result.generation(), result.slices());
             }
@@ -149,15 +217,20 @@ public final class SlicePublisher implements AutoCloseable {
         }
     }
 
-    /** Stops the thread; the slices stay. */
+    /** Stops the thread and the watch; the slices stay. */
     @Override
     public void close() {
+        ResourceSliceStore.Watch running;
         lock.lock();
         try {
             closed = true;
+            running = watch;
             changed.signalAll();
         } finally {
             lock.unlock();
+        }
+        if (running != null) {
+            running.close();
         }
         try {
             thread.join(TimeUnit.SECONDS.toMillis(10));

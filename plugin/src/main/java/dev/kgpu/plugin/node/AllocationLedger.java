@@ -43,6 +43,9 @@ public interface AllocationLedger {
     /** Tells {@code listener} of every change from now on. */
     void addListener(Listener listener);
 
+    /** Stops telling {@code listener}. */
+    void removeListener(Listener listener);
+
     /** The ledger of a node that needs none: only the device plugin runs, and the kubelet keeps its devices apart. */
     static AllocationLedger none() {
         return NoLedger.INSTANCE;

@@ -46,4 +46,8 @@ final class NoLedger implements AllocationLedger {
     @Override
     public void addListener(Listener listener) {
     }
+
+    @Override
+    public void removeListener(Listener listener) {
+    }
 }

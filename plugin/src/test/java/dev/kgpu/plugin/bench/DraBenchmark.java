@@ -19,6 +19,8 @@ import dev.kgpu.sim.apiserver.TestApiServer;
 import dev.kgpu.sim.pluginwatcher.DraClaim;
 import dev.kgpu.sim.pluginwatcher.DraClaimResult;
 import dev.kgpu.sim.pluginwatcher.DraPluginClient;
+import dev.kgpu.sim.pluginwatcher.PluginRegistration;
+import dev.kgpu.sim.pluginwatcher.PluginWatcher;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
@@ -58,10 +60,23 @@ public final class DraBenchmark {
     private static final int XID_ROUNDS = 40;
     private static final int SYNC_ROUNDS = 30;
 
+    private static final int RESTART_ROUNDS = 20;
+    private static final int START_ROUNDS = 5;
+
+    /** {@code restart}: only the start and kubelet-restart rows (a quick run); no argument: every row. */
     public static void main(String[] args) throws Exception {
         List<String> report = new ArrayList<>();
         report.add("| measurement | samples | p50 | p99 | max |");
         report.add("|---|---|---|---|---|");
+        report.add(PluginBenchmark.row("plugin start (in-process, after the first) -> DRA driver registered (GetInfo"
+                + " answered, NotifyRegistrationStatus)", startToRegistered()));
+        long[][] restart = kubeletRestart();
+        report.add(PluginBenchmark.row("kubelet restart: slices deleted -> ResourceSlices back (watch)", restart[0]));
+        report.add(PluginBenchmark.row("kubelet restart: plugin watcher started again, then slices deleted -> back", restart[1]));
+        if (args.length > 0 && args[0].equals("restart")) {
+            System.out.println(String.join("\n", report));
+            System.exit(0);
+        }
         prepare(report);
         report.add(PluginBenchmark.row("XID injected -> ResourceSlice without the GPU (watch event)", xidToSlice()));
         for (String profile : List.of("dgx-h100", "large-256")) {
@@ -79,6 +94,61 @@ public final class DraBenchmark {
         Files.createDirectories(file.getParent());
         Files.writeString(file, out.toString());
         System.exit(0);
+    }
+
+    /** Nanoseconds from starting the plugin in-process to the kubelet's watcher holding its registration. */
+    static long[] startToRegistered() throws Exception {
+        long[] samples = new long[START_ROUNDS];
+        for (int i = -1; i < START_ROUNDS; i++) {
+            Path work = Files.createTempDirectory("kgpu-dra-bench-start");
+            try (TestApiServer api = apiWithNode()) {
+                long start = System.nanoTime();
+                try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(work).profile("dgx-h100").dra(api, NODE).start()) {
+                    plugin.pluginWatcher.await(() -> plugin.pluginWatcher.registrations().stream()
+                            .anyMatch(PluginRegistration::registered), Duration.ofSeconds(60), "registered");
+                    if (i >= 0) {
+                        samples[i] = System.nanoTime() - start;
+                    }
+                }
+            }
+        }
+        return samples;
+    }
+
+    /**
+     * [wipe only, watcher restarted then wipe]: nanoseconds from the kubelet's deletion of the node's slices to the
+     * API server holding all 8 devices again (polled every millisecond).
+     */
+    static long[][] kubeletRestart() throws Exception {
+        Path work = Files.createTempDirectory("kgpu-dra-bench-restart");
+        long[][] samples = new long[2][RESTART_ROUNDS];
+        try (TestApiServer api = apiWithNode();
+             MockNvmlPlugin plugin = MockNvmlPlugin.builder(work).profile("dgx-h100").dra(api, NODE).start()) {
+            Await.until(() -> plugin.dra.status().slicesCurrent() && slices(api) == 8, Duration.ofSeconds(60), "published");
+            plugin.pluginWatcher.close();
+            PluginWatcher watcher = PluginWatcher.start(work.resolve("plugins_registry"));
+            for (int i = 0; i < RESTART_ROUNDS; i++) {
+                samples[0][i] = wipeUntilBack(api);
+                watcher.close();
+                watcher = PluginWatcher.start(work.resolve("plugins_registry"));
+                samples[1][i] = wipeUntilBack(api);
+            }
+            watcher.close();
+        }
+        return samples;
+    }
+
+    private static long wipeUntilBack(TestApiServer api) throws InterruptedException {
+        var resourceSlices = api.client().dynamicResourceAllocation().v1().resourcesSlices();
+        long start = System.nanoTime();
+        resourceSlices.list().getItems().forEach(s -> resourceSlices.resource(s).delete());
+        while (slices(api) != 8) {
+            if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(60)) {
+                throw new IllegalStateException("the slices did not come back within 60 s");
+            }
+            Thread.sleep(1);
+        }
+        return System.nanoTime() - start;
     }
 
     static TestApiServer apiWithNode() {

@@ -6,6 +6,7 @@ import dev.kgpu.plugin.deviceplugin.allocation.Allocator;
 import dev.kgpu.plugin.deviceplugin.allocation.PreferredAllocator;
 import dev.kgpu.plugin.deviceplugin.allocation.SharedAllocationPolicy;
 import dev.kgpu.plugin.devices.AdvertisedDevice;
+import dev.kgpu.plugin.devices.DeviceStatus;
 import dev.kgpu.plugin.devices.Gpu;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PluginResource;
@@ -14,7 +15,7 @@ import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.ClaimRef;
 import dev.kgpu.plugin.node.DeviceUnit;
 import dev.kgpu.plugin.node.PhysicalUnits;
-import dev.kgpu.plugin.node.RecordingLedger;
+import dev.kgpu.plugin.node.ExclusiveLedger;
 import dev.kgpu.plugin.testing.Devices;
 import dev.kgpu.plugin.testing.RefusingLedger;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,9 @@ class ResourceServiceTest {
 
     @Test
     void anAllocateHoldsItsDevicesInTheLedger() {
-        RecordingLedger ledger = new RecordingLedger();
+        ExclusiveLedger ledger = new ExclusiveLedger();
+        ledger.observe(new AllocationLedger.KubeletAllocations(NOW.minusSeconds(1), AllocationLedger.Source.POD_RESOURCES,
+                List.of())); // the kubelet reported: device-plugin holds count
 
         service(ledger).allocate(List.of(gpu0.uuid() + "::1"));
 
@@ -57,6 +60,29 @@ class ResourceServiceTest {
                 "nvidia.com/gpu", gpu0.uuid() + "::1", NOW, AllocationLedger.Source.ALLOCATE, Optional.empty()));
         assertThat(ledger.view().heldByDevicePlugin(DeviceUnit.of(gpu0))).isTrue();
         assertThat(ledger.view().heldByDevicePlugin(DeviceUnit.of(gpu1))).isFalse();
+    }
+
+    @Test
+    void everyReplicaOfAGpuAClaimHoldsIsListedUnhealthyWhileTheClaimHoldsIt() {
+        ExclusiveLedger ledger = new ExclusiveLedger();
+        ResourceService service = service(ledger);
+        ledger.addListener(service);
+        java.util.concurrent.atomic.AtomicReference<List<DeviceStatus>> listed = new java.util.concurrent.atomic.AtomicReference<>();
+        service.watch(listed::set);
+        dev.kgpu.plugin.testing.Await.until(() -> listed.get() != null && listed.get().stream().allMatch(DeviceStatus::healthy),
+                java.time.Duration.ofSeconds(10), "all healthy");
+
+        ledger.reserveForClaim(new ClaimRef("ml", "a100-pod-7", "uid-7"),
+                List.of(new AllocationLedger.ClaimDevice("gpu-1", DeviceUnit.of(gpu1), false)), NOW);
+
+        dev.kgpu.plugin.testing.Await.until(() -> listed.get().stream().filter(d -> !d.healthy()).map(DeviceStatus::id)
+                .toList().equals(List.of(gpu1.uuid() + "::0", gpu1.uuid() + "::1")), java.time.Duration.ofSeconds(10),
+                "gpu-1's replicas withdrawn; last: " + listed.get());
+
+        ledger.releaseClaim("uid-7");
+
+        dev.kgpu.plugin.testing.Await.until(() -> listed.get().stream().allMatch(DeviceStatus::healthy),
+                java.time.Duration.ofSeconds(10), "back once released");
     }
 
     @Test

@@ -94,6 +94,30 @@ class ClaimCheckpointTest {
     }
 
     @Test
+    void withoutABootIdTheFileKeepsTheOneItHadSoALaterBootIdStillTellsAnEarlierBoot() throws Exception {
+        ClaimCheckpoint.open(file(), "boot-1").put(claim("uid-1", "gpu-0"));
+
+        ClaimCheckpoint unknown = ClaimCheckpoint.open(file(), "");
+        unknown.put(claim("uid-2", "gpu-1"));
+
+        assertThat(Files.readString(file())).as("not overwritten with an empty id").contains("\"nodeBootId\" : \"boot-1\"");
+        assertThat(ClaimCheckpoint.open(file(), "boot-2").claims()).as("after a reboot").isEmpty();
+    }
+
+    @Test
+    void aFileWrittenWithoutABootIdAdoptsThisBootsOnce() throws Exception {
+        ClaimCheckpoint.open(file(), "").put(claim("uid-1", "gpu-0"));
+        assertThat(Files.readString(file())).contains("\"nodeBootId\" : \"\"");
+
+        ClaimCheckpoint adopted = ClaimCheckpoint.open(file(), "boot-1");
+        assertThat(adopted.claims()).containsExactly(claim("uid-1", "gpu-0"));
+        adopted.put(claim("uid-2", "gpu-1"));
+
+        assertThat(Files.readString(file())).contains("\"nodeBootId\" : \"boot-1\"");
+        assertThat(ClaimCheckpoint.open(file(), "boot-2").claims()).as("now an earlier boot's").isEmpty();
+    }
+
+    @Test
     void aCheckpointThatCannotBeWrittenFailsInOneLineAndKeepsTheOldState() throws Exception {
         Path folder = dir.resolve("driver");
         ClaimCheckpoint checkpoint = ClaimCheckpoint.open(folder.resolve("kgpu-checkpoint.json"), "");

@@ -9,7 +9,7 @@ import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.ClaimRef;
 import dev.kgpu.plugin.node.DeviceUnit;
-import dev.kgpu.plugin.node.RecordingLedger;
+import dev.kgpu.plugin.node.ExclusiveLedger;
 import dev.kgpu.plugin.testing.Devices;
 import dev.kgpu.plugin.testing.RefusingLedger;
 import org.junit.jupiter.api.BeforeEach;
@@ -52,7 +52,7 @@ class ClaimPreparerTest {
     final Map<String, Integer> counted = new ConcurrentHashMap<>();
     final AtomicReference<NodeDevices> devices = new AtomicReference<>();
     static final Instant NOW = Instant.parse("2026-12-01T12:00:00Z");
-    AllocationLedger ledger = new RecordingLedger();
+    AllocationLedger ledger = new ExclusiveLedger();
     ClaimSpecs specs;
 
     @BeforeEach
@@ -207,17 +207,117 @@ class ClaimPreparerTest {
     }
 
     @Test
-    void devicesThatCannotBeReadFailEveryNewClaimButNotOneOfAnotherDriver() {
+    void devicesThatCannotBeReadFailEveryNewClaim() {
         allocate("uid-1", gpu("gpu", "gpu-0"));
-        allocations.put("uid-2", new ClaimAllocation.Allocated(List.of(new AllocatedDevice("nic", "net.example.com", NODE, "eth0"))));
         devices.set(NodeDevices.unreadable("NVML could not start: driver not loaded"));
 
-        Map<String, ClaimResult> results = preparer().prepare(List.of(ref("uid-1"), ref("uid-2")));
+        Map<String, ClaimResult> results = preparer().prepare(List.of(ref("uid-1")));
 
         assertThat(results.get("uid-1")).isEqualTo(new ClaimResult.Failed(
                 "device gpu-0 cannot be prepared: this node's GPUs cannot be read (NVML could not start: driver not loaded)"));
-        assertThat(results.get("uid-2")).as("nothing of this driver to prepare").isEqualTo(new ClaimResult.Prepared(List.of()));
         assertThat(dir.resolve("cdi")).doesNotExist();
+    }
+
+    static Stream<Object[]> nothingOfThisDriver() {
+        return Stream.of(
+                new Object[]{"empty results", List.of(), "ResourceClaim ml/claim-uid-1 has no allocated device: nothing to prepare"},
+                new Object[]{"another driver only", List.of(new AllocatedDevice("nic", "net.example.com", NODE, "eth0"),
+                        new AllocatedDevice("fpga", "fpga.example.com", NODE, "f0")),
+                        "ResourceClaim ml/claim-uid-1 was allocated no device of gpu.nvidia.com (only net.example.com,"
+                                + " fpga.example.com)"},
+                new Object[]{"a result without its device", List.of(gpu("gpu", "gpu-0"), new AllocatedDevice("more",
+                        DraNames.DRIVER, NODE, "")),
+                        "ResourceClaim ml/claim-uid-1 result 1 (request 'more') names no device (pool 'node-1', device '')"},
+                new Object[]{"a result without its pool", List.of(new AllocatedDevice("gpu", DraNames.DRIVER, "", "gpu-0")),
+                        "ResourceClaim ml/claim-uid-1 result 0 (request 'gpu') names no device (pool '', device 'gpu-0')"});
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("nothingOfThisDriver")
+    void aClaimWithNoDeviceOfThisDriverIsRefusedAloneAndLeavesNothing(String description, List<AllocatedDevice> results,
+                                                                    String error) {
+        allocations.put("uid-1", new ClaimAllocation.Allocated(results));
+        allocate("uid-ok", gpu("gpu", "gpu-1"));
+        ClaimPreparer preparer = preparer();
+
+        Map<String, ClaimResult> answers = preparer.prepare(List.of(ref("uid-1"), ref("uid-ok")));
+
+        assertThat(answers.get("uid-1")).isEqualTo(new ClaimResult.Failed(error));
+        assertThat(answers.get("uid-ok")).isInstanceOf(ClaimResult.Prepared.class);
+        assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-1.json")).doesNotExist();
+        assertThat(preparer.prepared()).extracting(p -> p.claim().uid()).containsExactly("uid-ok");
+        assertThat(ledger.view().entries()).extracting(h -> ((AllocationLedger.Hold.DraHold) h).claim().uid())
+                .containsExactly("uid-ok");
+    }
+
+    @Test
+    void aBatchMixingGoodAndBrokenReferencesPreparesTheGoodOnesAndAnswersEachBrokenOneAlone() {
+        allocate("uid-a", gpu("gpu", "gpu-0"));
+        allocate("uid-b", gpu("gpu", "gpu-1"));
+        allocate("uid-dup", gpu("gpu", "gpu-2-mig-3g40gb-19-0"));
+        ClaimPreparer preparer = preparer();
+
+        Map<String, ClaimResult> results = preparer.prepare(List.of(ref("uid-a"), new ClaimRef("", "no-namespace", "uid-ns"),
+                ref("uid-b"), new ClaimRef("ml", "", "uid-name"), new ClaimRef("ml", "no-uid", ""),
+                new ClaimRef("ml", "one", "uid-dup"), new ClaimRef("ml", "two", "uid-dup"), ref("uid-missing"),
+                new ClaimRef("ml", "bad-uid", "../../etc/passwd"), new ClaimRef("ML", "upper", "uid-upper"), ref("uid-a")));
+
+        assertThat(results.keySet()).containsExactly("uid-a", "uid-ns", "uid-b", "uid-name", "", "uid-dup", "uid-missing",
+                "../../etc/passwd", "uid-upper");
+        assertThat(results.get("uid-a")).isInstanceOf(ClaimResult.Prepared.class);
+        assertThat(results.get("uid-b")).isInstanceOf(ClaimResult.Prepared.class);
+        assertThat(errors(results)).containsExactly(
+                Map.entry("uid-ns", "claim uid-ns: the kubelet sent no namespace (name 'no-namespace')"),
+                Map.entry("uid-name", "claim uid-name: the kubelet sent no name (namespace 'ml')"),
+                Map.entry("", "claim ml/no-uid: the kubelet sent no UID"),
+                Map.entry("uid-dup", "claim uid-dup was sent more than once in this call, as ml/one and ml/two"),
+                Map.entry("uid-missing", "ResourceClaim ml/claim-uid-missing was not found in the API server (deleted?)"),
+                Map.entry("../../etc/passwd", "claim ml/bad-uid: UID '../../etc/passwd' is not a Kubernetes UID"),
+                Map.entry("uid-upper", "claim uid-upper: namespace 'ML' is not a DNS label"));
+        assertThat(reads).as("only the well-formed claims were looked up").hasValue(3);
+        assertThat(preparer.prepared()).extracting(p -> p.claim().uid()).containsExactly("uid-a", "uid-b");
+        try (Stream<Path> files = Files.list(dir.resolve("cdi"))) {
+            assertThat(files).extracting(f -> f.getFileName().toString()).containsExactlyInAnyOrder(
+                    "k8s.gpu.nvidia.com-claim_uid-a.json", "k8s.gpu.nvidia.com-claim_uid-b.json");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+
+        assertThat(errors(preparer.unprepare(List.of(new ClaimRef("ml", "x", ""), ref("uid-a")))
+                .entrySet().stream().collect(java.util.stream.Collectors.toMap(Map.Entry::getKey,
+                        e -> e.getValue().<ClaimResult>map(ClaimResult.Failed::new)
+                                .orElse(new ClaimResult.Prepared(List.of())), (a, b) -> a, java.util.LinkedHashMap::new))))
+                .containsExactly(Map.entry("", "claim ml/x: the kubelet sent no UID"));
+        assertThat(preparer.prepared()).extracting(p -> p.claim().uid()).containsExactly("uid-b");
+    }
+
+    @Test
+    void aClaimWhosePreparingThrowsFailsAloneAndTheOthersArePrepared() {
+        allocate("uid-ok", gpu("gpu", "gpu-1"));
+        ClaimPreparer preparer = new ClaimPreparer(NODE, claim -> {
+            if (claim.uid().equals("uid-bug")) {
+                throw new IllegalStateException("a bug in reading");
+            }
+            return allocations.get(claim.uid());
+        }, ClaimCheckpoint.open(dir.resolve("kgpu-checkpoint.json"), "boot"), specs, devices::get,
+                uuid -> Optional.empty(), ledger, InstantSource.fixed(NOW), new DraMetrics() {
+        });
+
+        Map<String, ClaimResult> results = preparer.prepare(List.of(ref("uid-bug"), ref("uid-ok")));
+
+        assertThat(results.get("uid-bug")).isEqualTo(new ClaimResult.Failed(
+                "internal error preparing claim: java.lang.IllegalStateException: a bug in reading"));
+        assertThat(results.get("uid-ok")).isInstanceOf(ClaimResult.Prepared.class);
+    }
+
+    static Map<String, String> errors(Map<String, ClaimResult> results) {
+        Map<String, String> errors = new java.util.LinkedHashMap<>();
+        results.forEach((uid, result) -> {
+            if (result instanceof ClaimResult.Failed failed) {
+                errors.put(uid, failed.error());
+            }
+        });
+        return errors;
     }
 
     @Test
@@ -261,13 +361,65 @@ class ClaimPreparerTest {
 
         Map<String, ClaimResult> results = preparer.prepare(List.of(ref("uid-1"), ref("uid-ok")));
 
-        assertThat(results.get("uid-1")).isEqualTo(new ClaimResult.Failed("the devices of this claim are held: "
-                + Devices.gpuUuid(0) + " is held by nvidia.com/gpu in pod ml/cuda-demo since 2026-12-01T11:59:00Z"));
+        assertThat(results.get("uid-1")).isEqualTo(new ClaimResult.Failed("requested device gpu-0 (" + Devices.gpuUuid(0)
+                + ") is in use through the device plugin: nvidia.com/gpu in pod ml/cuda-demo since 2026-12-01T11:59:00Z"));
         assertThat(results.get("uid-ok")).isInstanceOf(ClaimResult.Prepared.class);
         assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-1.json")).doesNotExist();
         assertThat(preparer.prepared()).extracting(p -> p.claim().uid()).containsExactly("uid-ok");
         assertThat(ledger.view().entries()).extracting(h -> ((AllocationLedger.Hold.DraHold) h).claim().uid())
                 .containsExactly("uid-ok");
+    }
+
+    @Test
+    void aDevicePreparedForOneClaimIsRefusedToAnotherUntilTheFirstIsUnpreparedButAdminAccessPasses() {
+        allocate("uid-a", gpu("gpu", "gpu-0"));
+        allocate("uid-b", gpu("gpu", "gpu-0"));
+        allocate("uid-admin", new AllocatedDevice("gpu", DraNames.DRIVER, NODE, "gpu-0", true));
+        ClaimPreparer preparer = preparer();
+        assertThat(preparer.prepare(List.of(ref("uid-a"))).get("uid-a")).isInstanceOf(ClaimResult.Prepared.class);
+
+        Map<String, ClaimResult> second = preparer.prepare(List.of(ref("uid-b"), ref("uid-a"), ref("uid-admin")));
+
+        assertThat(second.get("uid-b")).isEqualTo(new ClaimResult.Failed("requested device gpu-0 is already allocated to"
+                + " different claim uid-a (ml/claim-uid-a, device gpu-0, prepared 2026-12-01T12:00:00Z)"));
+        assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-b.json")).as("nothing written for it").doesNotExist();
+        assertThat(second.get("uid-a")).as("the holder, asked again").isInstanceOf(ClaimResult.Prepared.class);
+        assertThat(second.get("uid-admin")).as("admin access neither blocks nor is blocked")
+                .isInstanceOf(ClaimResult.Prepared.class);
+        assertThat(preparer.prepared()).extracting(p -> p.claim().uid()).containsExactlyInAnyOrder("uid-a", "uid-admin");
+
+        preparer.unprepare(List.of(ref("uid-a")));
+
+        assertThat(preparer.prepare(List.of(ref("uid-b"))).get("uid-b")).as("once the first claim let go")
+                .isInstanceOf(ClaimResult.Prepared.class);
+    }
+
+    @Test
+    void aClaimWhoseConfigIsBadOrAsksForSharingKgpuCannotApplyFailsAloneAndTimeSlicingDefaultIsPrepared() {
+        java.util.function.Function<String, dev.kgpu.plugin.dra.config.ClaimConfig> config = sharing ->
+                new dev.kgpu.plugin.dra.config.ClaimConfig("FromClaim", List.of(), Optional.of(DraNames.DRIVER),
+                        Optional.of("{\"apiVersion\":\"resource.nvidia.com/v1beta1\",\"kind\":\"GpuConfig\",\"sharing\":" + sharing + "}"));
+        allocations.put("uid-default", new ClaimAllocation.Allocated(List.of(gpu("gpu", "gpu-0")),
+                List.of(config.apply("{\"strategy\":\"TimeSlicing\",\"timeSlicingConfig\":{\"interval\":\"Default\"}}"))));
+        allocations.put("uid-long", new ClaimAllocation.Allocated(List.of(gpu("gpu", "gpu-1")),
+                List.of(config.apply("{\"strategy\":\"TimeSlicing\",\"timeSlicingConfig\":{\"interval\":\"Long\"}}"))));
+        allocations.put("uid-mps", new ClaimAllocation.Allocated(List.of(gpu("gpu", "gpu-1")),
+                List.of(config.apply("{\"strategy\":\"MPS\"}"))));
+        allocations.put("uid-bad", new ClaimAllocation.Allocated(List.of(gpu("gpu", "gpu-1")),
+                List.of(config.apply("{\"strategy\":\"Spatial\"}"))));
+
+        Map<String, ClaimResult> results = preparer().prepare(List.of(ref("uid-default"), ref("uid-long"), ref("uid-mps"),
+                ref("uid-bad")));
+
+        assertThat(results.get("uid-default")).isInstanceOf(ClaimResult.Prepared.class);
+        assertThat(results.get("uid-long")).isEqualTo(new ClaimResult.Failed("time-slice interval Long cannot be applied to"
+                + " device gpu-1: NVML has no setter for it and kgpu does not run nvidia-smi; only interval Default can be applied"));
+        assertThat(results.get("uid-mps")).isEqualTo(new ClaimResult.Failed("sharing strategy MPS cannot be applied to device"
+                + " gpu-1: kgpu has no MPS control daemon for claims yet"));
+        assertThat(results.get("uid-bad")).isEqualTo(new ClaimResult.Failed("error validating GPU config: unknown GPU sharing"
+                + " strategy: Spatial, supported GPU sharing strategies: TimeSlicing, MPS"));
+        assertThat(ledger.view().entries()).as("only the prepared claim holds a GPU").hasSize(1);
+        assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-long.json")).doesNotExist();
     }
 
     @Test

@@ -6,7 +6,9 @@ import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.mock.MockNvml;
 import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.nvml.mock.SimulatedDriverRoot;
+import dev.kgpu.agent.testing.LogLines;
 import dev.kgpu.plugin.deviceplugin.DevicePluginFrontEnd;
+import dev.kgpu.plugin.dra.DraDriver;
 import dev.kgpu.plugin.dra.DraNames;
 import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.ClaimRef;
@@ -14,6 +16,10 @@ import dev.kgpu.plugin.node.DeviceUnit;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.sim.apiserver.TestApiServer;
+import dev.kgpu.sim.kubelet.PodAdmission;
+import dev.kgpu.sim.kubelet.PodSpec;
+import dev.kgpu.sim.kubelet.ResourceState;
+import dev.kgpu.sim.podresources.FakePodResourcesServer;
 import dev.kgpu.sim.pluginwatcher.DraClaim;
 import dev.kgpu.sim.pluginwatcher.DraClaimResult;
 import dev.kgpu.sim.pluginwatcher.DraPluginClient;
@@ -51,6 +57,11 @@ class DraDriverIT {
 
     static final String NODE = "gpu-node-1";
     static final Duration WAIT = Duration.ofSeconds(30);
+    /**
+     * Well under the driver's periodic comparison (30 s): a republish within it came from the watch or the registration.
+     * The ≤1 s figure itself is a benchmark (docs/benchmarks.md).
+     */
+    static final Duration RESTART_WAIT = Duration.ofSeconds(10);
 
     @TempDir
     Path dir;
@@ -174,12 +185,14 @@ class DraDriverIT {
         MockProfile profile = MockNvml.profile("h100-mig");
         try (MockNvmlPlugin plugin = plugin("h100-mig").env("MIG_STRATEGY", "mixed").start()) {
             int gpus = profile.gpus().size();
-            List<Device> devices = awaitDevices(names -> names.size() == 3 * gpus, "3 MIG devices per GPU");
+            List<Device> devices = awaitDevices(names -> names.size() == 5 * gpus, "5 MIG devices per GPU");
 
-            assertThat(devices).extracting(Device::getName).as("GPU 0: 3g.40gb on slices 4-7, two 1g.10gb on 2 and 3;"
-                    + " not the 1c.2g.20gb compute instances, nor the GPU itself").startsWith(
-                    "gpu-0-mig-1g10gb-19-2", "gpu-0-mig-1g10gb-19-3", "gpu-0-mig-3g40gb-9-4");
-            Device big = devices.get(2);
+            assertThat(devices).extracting(Device::getName).as("GPU 0: the two 1c.2g.20gb compute instances of the"
+                    + " 2g.20gb GPU instance on slices 0-1, two 1g.10gb on 2 and 3, 3g.40gb on slices 4-7; not the GPU itself")
+                    .startsWith("gpu-0-mig-1c2g20gb-14-0-0", "gpu-0-mig-1c2g20gb-14-0-1", "gpu-0-mig-1g10gb-19-2",
+                            "gpu-0-mig-1g10gb-19-3", "gpu-0-mig-3g40gb-9-4");
+            assertThat(devices).extracting(Device::getName).doesNotHaveDuplicates();
+            Device big = devices.get(4);
             Map<String, Object> gpu0 = profile.gpu(0);
             assertThat(big.getAttributes()).containsEntry("type", text("mig"))
                     .containsEntry("uuid", text("MIG-09f6c212-bf78-407d-b132-a0f8518982b6"))
@@ -195,6 +208,62 @@ class DraDriverIT {
             assertThat(big.getCapacity().get("multiprocessors").getValue()).isEqualTo(new Quantity("60"));
             Await.until(() -> plugin.kubelet.resource("nvidia.com/mig-3g.40gb").isPresent(), WAIT, "the device plugin beside it");
         }
+    }
+
+    @Test
+    void everyMigDeviceOfMigMixedIsPublishedUnderAUniqueName() {
+        try (MockNvmlPlugin plugin = plugin("mig-mixed").start()) {
+            List<Device> devices = awaitDevices(names -> names.size() == 18, "18 MIG devices");
+
+            assertThat(devices).extracting(Device::getName).doesNotHaveDuplicates()
+                    .allMatch(name -> name.length() <= 63 && name.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?"))
+                    .contains("gpu-3-mig-1c2g20gb-14-0-0", "gpu-3-mig-1c2g20gb-14-0-1", "gpu-3-mig-2g20gb-14-2",
+                            "gpu-3-mig-3g40gb-9-4", "gpu-2-mig-1g10gb-me-20-4");
+            assertThat(devices).extracting(d -> d.getAttributes().get("uuid").getString()).doesNotHaveDuplicates();
+        }
+    }
+
+    @Test
+    void afterAKubeletRestartDeletedTheNodesSlicesTheyAreBackWhicheverCameFirstWipeOrRegistration() {
+        try (MockNvmlPlugin plugin = plugin("dgx-h100").start()) {
+            List<String> published = awaitDevices(names -> names.size() == 8, "8 GPUs published").stream()
+                    .map(Device::getName).toList();
+            int registrations = plugin.pluginWatcher.registrations().size();
+
+            // the kubelet stops, starts, deletes the node's slices, then its plugin watcher finds the socket again
+            plugin.pluginWatcher.close();
+            wipeNodeSlices();
+            try (PluginWatcher restarted = PluginWatcher.start(dir.resolve("plugins_registry"))) {
+                restarted.await(() -> restarted.registrations().stream().anyMatch(PluginRegistration::registered),
+                        RESTART_WAIT, "registered again");
+                Await.until(() -> deviceNames().equals(published), RESTART_WAIT, "republished; last: " + deviceNames());
+
+                // the wipe may land after the registration: the kubelet waits for its node lister first
+                wipeNodeSlices();
+                Await.until(() -> deviceNames().equals(published), RESTART_WAIT, "republished again; last: " + deviceNames());
+                assertThat(registrations).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void aSliceAnotherWriterChangedIsWrittenBackAsTheDriverPublishedIt() {
+        try (MockNvmlPlugin plugin = plugin("dgx-h100").start()) {
+            awaitDevices(names -> names.size() == 8, "8 GPUs published");
+            ResourceSlice slice = slices().getFirst();
+            slice.getSpec().setDevices(slice.getSpec().getDevices().subList(0, 5));
+            api.client().dynamicResourceAllocation().v1().resourcesSlices().resource(slice).update();
+            assertThat(deviceNames()).hasSize(5);
+
+            Await.until(() -> deviceNames().size() == 8, RESTART_WAIT, "8 GPUs again; last: " + deviceNames());
+        }
+    }
+
+    /** The kubelet's DeleteCollection of the node's ResourceSlices (field selector {@code spec.nodeName}). */
+    void wipeNodeSlices() {
+        api.client().dynamicResourceAllocation().v1().resourcesSlices().withField("spec.nodeName", NODE).list().getItems()
+                .forEach(s -> api.client().dynamicResourceAllocation().v1().resourcesSlices().resource(s).delete());
+        assertThat(deviceNames()).isEmpty();
     }
 
     @Test
@@ -284,6 +353,123 @@ class DraDriverIT {
     }
 
     @Test
+    void aGpuPreparedForOneClaimIsRefusedToASecondClaimUntilTheFirstIsUnprepared() {
+        ResourceClaim first = createClaim("ml", "first", "gpu-6");
+        ResourceClaim second = createClaim("ml", "second", "gpu-6");
+        DraClaim firstRef = new DraClaim("ml", "first", first.getMetadata().getUid());
+        DraClaim secondRef = new DraClaim("ml", "second", second.getMetadata().getUid());
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), uncheckedRoot("dgx-h100")).start()) {
+            DraPluginClient client = plugin.draClient();
+            assertThat(client.prepare(List.of(firstRef)).get(firstRef.uid()).error()).isEmpty();
+
+            DraClaimResult refused = client.prepare(List.of(secondRef)).get(secondRef.uid());
+
+            assertThat(refused.error()).hasValueSatisfying(e -> assertThat(e).startsWith(
+                    "requested device gpu-6 is already allocated to different claim " + firstRef.uid() + " (ml/first"));
+            assertThat(refused.cdiDeviceIds()).isEmpty();
+            assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_" + secondRef.uid() + ".json")).doesNotExist();
+            assertThat(plugin.dra.status().preparedClaims()).isEqualTo(1);
+
+            assertThat(client.unprepare(List.of(firstRef))).containsExactly(Map.entry(firstRef.uid(), Optional.empty()));
+            assertThat(client.prepare(List.of(secondRef)).get(secondRef.uid()).cdiDeviceIds()).as("the kubelet's retry")
+                    .containsExactly("k8s.gpu.nvidia.com/claim=" + secondRef.uid() + "-gpu-6");
+        }
+    }
+
+    @Test
+    void aGpuAClaimHoldsIsWithdrawnFromTheDevicePluginAsUnhealthyUntilTheClaimIsUnprepared() {
+        ResourceClaim onGpu6 = createClaim("ml", "a100-pod-7", "gpu-6");
+        DraClaim claim = new DraClaim("ml", "a100-pod-7", onGpu6.getMetadata().getUid());
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), uncheckedRoot("dgx-h100")).start()) {
+            plugin.await("nvidia.com/gpu", r -> r.allocatable() == 8);
+            DraPluginClient client = plugin.draClient();
+
+            assertThat(client.prepare(List.of(claim)).get(claim.uid()).error()).isEmpty();
+
+            ResourceState withdrawn = plugin.await("nvidia.com/gpu", r -> r.allocatable() == 7);
+            assertThat(withdrawn.unhealthyIds()).containsExactly(plugin.gpuUuid(6));
+            assertThat(withdrawn.capacity()).isEqualTo(8);
+            assertThat(plugin.kubelet.admit(PodSpec.of("cuda-demo-all", "nvidia.com/gpu", 8)))
+                    .as("the kubelet cannot hand out gpu-6").isInstanceOf(PodAdmission.Pending.class);
+
+            client.unprepare(List.of(claim));
+
+            plugin.await("nvidia.com/gpu", r -> r.allocatable() == 8);
+        }
+    }
+
+    @Test
+    void aGpuTheDevicePluginHandedOutLeavesTheSliceIsRefusedToClaimsAndReturnsWhenTheKubeletNoLongerListsIt() {
+        try (FakePodResourcesServer podResources = FakePodResourcesServer.start(dir.resolve("pod-resources/kubelet.sock"));
+             MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), uncheckedRoot("dgx-h100"))
+                     .env("KGPU_POD_RESOURCES_SOCKET", podResources.socket().toString()).start()) {
+            awaitDevices(names -> names.size() == 8, "8 GPUs published");
+            plugin.await("nvidia.com/gpu", r -> r.allocatable() == 8);
+            Await.until(() -> podResources.requestCount() > 0, WAIT, "the driver asks the kubelet's PodResources");
+
+            PodAdmission admitted = plugin.kubelet.admit(PodSpec.of("cuda-demo", "nvidia.com/gpu", 1));
+            assertThat(admitted).isInstanceOf(PodAdmission.Admitted.class);
+            String uuid = ((PodAdmission.Admitted) admitted).allocation().deviceIds("nvidia.com/gpu").getFirst();
+            podResources.assign("cuda-demo", "default", "main", "nvidia.com/gpu", List.of(uuid)); // as the kubelet does
+            String name = "gpu-" + java.util.stream.IntStream.range(0, 8).filter(i -> plugin.gpuUuid(i).equals(uuid))
+                    .findFirst().orElseThrow();
+
+            awaitDevices(names -> names.size() == 7 && !names.contains(name), name + " out of the slice");
+            Await.until(() -> plugin.ledger.view().entries().stream().anyMatch(h -> h instanceof
+                    AllocationLedger.Hold.DevicePluginHold dp && dp.pod().isPresent()), WAIT, "the kubelet's report read");
+            ResourceClaim raced = createClaim("ml", "raced", name);
+            DraClaim racedRef = new DraClaim("ml", "raced", raced.getMetadata().getUid());
+            assertThat(plugin.draClient().prepare(List.of(racedRef)).get(racedRef.uid()).error())
+                    .as("a scheduler that allocated from an older slice").hasValueSatisfying(e -> assertThat(e)
+                            .isEqualTo("requested device " + name + " (" + uuid + ") is in use through the device plugin:"
+                                    + " nvidia.com/gpu in pod default/cuda-demo since " + holdSince(plugin, uuid)));
+
+            plugin.kubelet.release("cuda-demo");
+            podResources.remove("cuda-demo", "default");
+
+            awaitDevices(names -> names.size() == 8, name + " back in the slice");
+            assertThat(plugin.draClient().prepare(List.of(racedRef)).get(racedRef.uid()).error()).isEmpty();
+        }
+    }
+
+    static String holdSince(MockNvmlPlugin plugin, String uuid) {
+        return plugin.ledger.view().entries().stream().filter(h -> h.unit().uuid().equals(uuid)).findFirst()
+                .map(h -> h.since().toString()).orElse("?");
+    }
+
+    @Test
+    void aClaimsOpaqueGpuConfigIsReadFromItsAllocationAndOnlyWhatKgpuCanApplyIsPrepared() {
+        ResourceClaim asIs = createClaim("ml", "as-is", "gpu-1", "Default");
+        ResourceClaim longSlices = createClaim("ml", "long-slices", "gpu-2", "Long");
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), uncheckedRoot("dgx-h100")).start()) {
+            Map<String, DraClaimResult> results = plugin.draClient().prepare(List.of(
+                    new DraClaim("ml", "as-is", asIs.getMetadata().getUid()),
+                    new DraClaim("ml", "long-slices", longSlices.getMetadata().getUid())));
+
+            assertThat(results.get(asIs.getMetadata().getUid()).error()).isEmpty();
+            assertThat(results.get(longSlices.getMetadata().getUid()).error()).contains("time-slice interval Long cannot be"
+                    + " applied to device gpu-2: NVML has no setter for it and kgpu does not run nvidia-smi; only interval"
+                    + " Default can be applied");
+        }
+    }
+
+    /** {@link #createClaim} with a claim config {@code GpuConfig} time-slicing at {@code interval}. */
+    ResourceClaim createClaim(String namespace, String name, String device, String interval) {
+        ResourceClaim claim = new ResourceClaimBuilder()
+                .withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
+                .withNewSpec().withNewDevices().addNewRequest().withName("gpu").withNewExactly()
+                .withDeviceClassName("gpu.nvidia.com").endExactly().endRequest().endDevices().endSpec()
+                .withNewStatus().withNewAllocation().withNewDevices().addNewResult().withRequest("gpu")
+                .withDriver(DraNames.DRIVER).withPool(NODE).withDevice(device).endResult()
+                .addNewConfig().withSource("FromClaim").withRequests("gpu").withNewOpaque().withDriver(DraNames.DRIVER)
+                .withParameters(Map.of("apiVersion", "resource.nvidia.com/v1beta1", "kind", "GpuConfig",
+                        "sharing", Map.of("strategy", "TimeSlicing", "timeSlicingConfig", Map.of("interval", interval))))
+                .endOpaque().endConfig().endDevices().endAllocation().endStatus()
+                .build();
+        return api.client().dynamicResourceAllocation().v1().resourceClaims().inNamespace(namespace).resource(claim).create();
+    }
+
+    @Test
     void aClaimForAVanishedDeviceOrNotAllocatedFailsWithItsReason() {
         ResourceClaim vanished = createClaim("ml", "stale", "gpu-12");
         ResourceClaim pending = api.client().dynamicResourceAllocation().v1().resourceClaims().inNamespace("ml")
@@ -301,6 +487,51 @@ class DraDriverIT {
                     "ResourceClaim ml/pending is not allocated",
                     "ResourceClaim ml/pending has UID " + pending.getMetadata().getUid()
                             + ", not an-older-uid: the claim was deleted and created again");
+        }
+    }
+
+    @Test
+    void oneCallMixingGoodClaimsWithBrokenOnesPreparesTheGoodOnesAndAnswersEveryClaim() {
+        ResourceClaim good = createClaim("ml", "good", "gpu-0");
+        ResourceClaim other = createClaim("ml", "other", "gpu-1");
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), uncheckedRoot("dgx-h100")).start()) {
+            DraPluginClient client = plugin.draClient();
+
+            Map<String, DraClaimResult> results = client.prepare(List.of(
+                    new DraClaim("ml", "good", good.getMetadata().getUid()),
+                    new DraClaim("", "no-namespace", "uid-ns"),
+                    new DraClaim("ml", "", "uid-name"),
+                    new DraClaim("ml", "no-uid", ""),
+                    new DraClaim("ml", "other", other.getMetadata().getUid())));
+
+            assertThat(results.get(good.getMetadata().getUid()).cdiDeviceIds())
+                    .containsExactly("k8s.gpu.nvidia.com/claim=" + good.getMetadata().getUid() + "-gpu-0");
+            assertThat(results.get(other.getMetadata().getUid()).cdiDeviceIds())
+                    .containsExactly("k8s.gpu.nvidia.com/claim=" + other.getMetadata().getUid() + "-gpu-1");
+            assertThat(results.get("uid-ns").error()).contains("claim uid-ns: the kubelet sent no namespace (name 'no-namespace')");
+            assertThat(results.get("uid-name").error()).contains("claim uid-name: the kubelet sent no name (namespace 'ml')");
+            assertThat(results.get("").error()).contains("claim ml/no-uid: the kubelet sent no UID");
+            assertThat(results.values()).extracting(r -> r.error().orElse("")).noneMatch(e -> e.contains("Name must be provided"));
+            assertThat(plugin.dra.status().preparedClaims()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void withoutABootIdTheDriverSaysSoInOneWarningAndRunsOn() throws IOException {
+        Path root = driverRoot("rtx3060");
+        java.nio.file.Files.delete(root.resolve(SimulatedDriverRoot.BOOT_ID));
+        try (LogLines log = new LogLines(DraDriver.class);
+             MockNvmlPlugin plugin = withDriverRoot(plugin("rtx3060"), root).start()) {
+            Await.until(() -> plugin.dra.status().ready(), WAIT, "ready: " + plugin.dra.status());
+
+            assertThat(log.lines()).filteredOn(l -> l.contains("boot id")).singleElement().satisfies(line -> assertThat(line)
+                    .startsWith("WARN").endsWith(" cannot read the boot id from " + root.resolve(SimulatedDriverRoot.BOOT_ID)
+                            + " (no such file): claims checkpointed before a reboot cannot be told apart and are kept"));
+            assertThat(plugin.dra.status().details()).containsEntry("draBootId", "unknown");
+        }
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("rtx3060"), uncheckedRoot("rtx3060")).start()) {
+            Await.until(() -> plugin.dra.status().ready(), WAIT, "ready: " + plugin.dra.status());
+            assertThat(plugin.dra.status().details()).as("the simulated root has one").containsEntry("draBootId", "known");
         }
     }
 

@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The allocation ledger's units (a GPU conflicts with its MIG devices, replica and index IDs name their device) and
- * the record it keeps today: every hold, refusing none (its rules come with the DRA work, issue 22).
+ * its rules: one unit, one holder (claims among themselves unless admin access, claims against the device plugin);
+ * the device plugin's holds follow what the kubelet reports.
  */
 class AllocationLedgerTest {
 
@@ -62,7 +63,7 @@ class AllocationLedgerTest {
 
     @Test
     void theDevicePluginsAllocatesAreHeldUntilTheKubeletReportsThemWithTheirPods() {
-        RecordingLedger ledger = new RecordingLedger();
+        ExclusiveLedger ledger = new ExclusiveLedger();
         ledger.units(units);
 
         assertThat(ledger.reserveForDevicePlugin(GPU, List.of(gpu0.uuid() + "::0", "GPU-elsewhere"), NOW))
@@ -75,8 +76,8 @@ class AllocationLedgerTest {
                 new KubeletAllocations.Allocation(GPU, List.of(gpu0.uuid() + "::0"), pod, "main"),
                 new KubeletAllocations.Allocation("nvidia.com/mig-1g.10gb", List.of("1:1"), pod, "side"))));
 
-        assertThat(ledger.view().entries()).containsExactly(
-                new DevicePluginHold(whole0, GPU, gpu0.uuid() + "::0", NOW.plusSeconds(1), Source.POD_RESOURCES, Optional.of(pod)),
+        assertThat(ledger.view().entries()).as("held since the Allocate").containsExactly(
+                new DevicePluginHold(whole0, GPU, gpu0.uuid() + "::0", NOW, Source.POD_RESOURCES, Optional.of(pod)),
                 new DevicePluginHold(migB, "nvidia.com/mig-1g.10gb", "1:1", NOW.plusSeconds(1), Source.POD_RESOURCES,
                         Optional.of(pod)));
         assertThat(ledger.view().heldByDevicePlugin(whole1)).as("a MIG device of it is held").isTrue();
@@ -88,7 +89,7 @@ class AllocationLedgerTest {
 
     @Test
     void aClaimHoldsItsDevicesFromPrepareOrTheCheckpointUntilReleased() {
-        RecordingLedger ledger = new RecordingLedger();
+        ExclusiveLedger ledger = new ExclusiveLedger();
         List<AllocationLedger.View> told = new CopyOnWriteArrayList<>();
         ledger.addListener(told::add);
 
@@ -111,6 +112,73 @@ class AllocationLedgerTest {
         assertThat(ledger.view().entries()).extracting(h -> ((DraHold) h).claim().uid()).containsExactly("uid-2");
         assertThat(told).as("one call per change, none for a claim it did not hold").hasSize(4);
         assertThat(told.getLast().entries()).isEqualTo(ledger.view().entries());
+    }
+
+    @Test
+    void aUnitOneClaimHoldsIsRefusedToAnotherClaimAndToTheDevicePluginAndNothingIsRecorded() {
+        ExclusiveLedger ledger = new ExclusiveLedger();
+        ledger.units(units);
+        ledger.observe(new KubeletAllocations(NOW, Source.POD_RESOURCES, List.of()));
+        ClaimRef other = new ClaimRef("ml", "other", "uid-2");
+        ledger.reserveForClaim(claim, List.of(new ClaimDevice("gpu-1-mig-3g40gb-19-0", migA, false)), NOW);
+        List<AllocationLedger.View> told = new CopyOnWriteArrayList<>();
+        ledger.addListener(told::add);
+
+        assertThat(ledger.reserveForClaim(other, List.of(new ClaimDevice("gpu-0", whole0, false),
+                new ClaimDevice("gpu-1-mig-3g40gb-19-0", migA, false)), NOW))
+                .isEqualTo(new AllocationLedger.Reservation.Refused(List.of(new AllocationLedger.Conflict(migA,
+                        new DraHold(migA, claim, "gpu-1-mig-3g40gb-19-0", NOW, false)))));
+        assertThat(ledger.reserveForDevicePlugin(GPU, List.of("1"), NOW)).as("the MIG device's GPU")
+                .isInstanceOf(AllocationLedger.Reservation.Refused.class);
+        assertThat(ledger.reserveForDevicePlugin("nvidia.com/mig-1g.10gb", List.of("1:1"), NOW)).as("its sibling is free")
+                .isEqualTo(new AllocationLedger.Reservation.Granted());
+        assertThat(ledger.reserveForClaim(other, List.of(new ClaimDevice("gpu-1-mig-1g10gb-19-1", migB, false)), NOW))
+                .as("a claim against the device plugin").isInstanceOf(AllocationLedger.Reservation.Refused.class);
+        assertThat(ledger.reserveForClaim(other, List.of(new ClaimDevice("gpu-1-mig-3g40gb-19-0", migA, true)), NOW))
+                .as("admin access").isEqualTo(new AllocationLedger.Reservation.Granted());
+        assertThat(ledger.reserveForClaim(claim, List.of(new ClaimDevice("gpu-1-mig-3g40gb-19-0", migA, false)), NOW))
+                .as("the same claim again").isEqualTo(new AllocationLedger.Reservation.Granted());
+
+        assertThat(ledger.view().entries()).hasSize(3);
+        assertThat(told).as("one call per grant, none per refusal").hasSize(3);
+
+        ledger.releaseClaim(claim.uid());
+        assertThat(ledger.reserveForClaim(new ClaimRef("ml", "third", "uid-3"),
+                List.of(new ClaimDevice("gpu-1-mig-3g40gb-19-0", migA, false)), NOW)).isEqualTo(new AllocationLedger.Reservation.Granted());
+        assertThat(ledger.reserveForDevicePlugin(GPU, List.of(gpu0.uuid()), NOW)).isEqualTo(new AllocationLedger.Reservation.Granted());
+        assertThat(ledger.reserveForDevicePlugin(GPU, List.of(gpu0.uuid()), NOW)).as("the kubelet keeps its own devices apart")
+                .isEqualTo(new AllocationLedger.Reservation.Granted());
+    }
+
+    @Test
+    void untilTheKubeletReportedOnceTheDevicePluginsHoldsCannotEndAndSoDoNotRefuseClaims() {
+        ExclusiveLedger ledger = new ExclusiveLedger();
+        ledger.units(units);
+        ledger.reserveForDevicePlugin(GPU, List.of(gpu0.uuid()), NOW);
+
+        assertThat(ledger.reserveForClaim(claim, List.of(new ClaimDevice("gpu-0", whole0, false)), NOW))
+                .isEqualTo(new AllocationLedger.Reservation.Granted());
+        ledger.releaseClaim(claim.uid());
+        ledger.observe(new KubeletAllocations(NOW.plusSeconds(1), Source.POD_RESOURCES, List.of()));
+        assertThat(ledger.reserveForClaim(claim, List.of(new ClaimDevice("gpu-0", whole0, false)), NOW))
+                .isInstanceOf(AllocationLedger.Reservation.Refused.class);
+    }
+
+    @Test
+    void anAllocateTheKubeletNeverReportsEndsOnceAReportIsTheGraceNewerAndAReportedOneEndsWhenNoLongerReported() {
+        ExclusiveLedger ledger = new ExclusiveLedger();
+        ledger.units(units);
+        ledger.reserveForDevicePlugin(GPU, List.of(gpu0.uuid()), NOW);
+        ledger.reserveForDevicePlugin(GPU, List.of("1"), NOW.plusSeconds(3));
+
+        ledger.observe(new KubeletAllocations(NOW.plus(ExclusiveLedger.PROVISIONAL_GRACE).minusMillis(1),
+                Source.POD_RESOURCES, List.of()));
+        assertThat(ledger.view().entries()).as("a report listed before the grace ran out may have missed them").hasSize(2);
+
+        ledger.observe(new KubeletAllocations(NOW.plus(ExclusiveLedger.PROVISIONAL_GRACE), Source.POD_RESOURCES, List.of()));
+        assertThat(ledger.view().entries()).extracting(h -> ((DevicePluginHold) h).deviceId()).containsExactly("1");
+        assertThat(ledger.reserveForClaim(claim, List.of(new ClaimDevice("gpu-0", whole0, false)), NOW))
+                .isEqualTo(new AllocationLedger.Reservation.Granted());
     }
 
     @Test

@@ -3,19 +3,19 @@ package dev.kgpu.plugin.testing;
 import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.ClaimRef;
 import dev.kgpu.plugin.node.PhysicalUnits;
-import dev.kgpu.plugin.node.RecordingLedger;
+import dev.kgpu.plugin.node.ExclusiveLedger;
 
 import java.time.Instant;
 import java.util.List;
 
 /**
  * A ledger in which {@code holder} holds one unit: every reservation that touches it (or a unit it conflicts with) is
- * refused, naming the holder, and the rest is recorded as the {@link RecordingLedger} records it. Stands in for the
+ * refused, naming the holder, and the rest is recorded as the {@link ExclusiveLedger} records it. Stands in for the
  * rules the ledger will have, to test what each front-end does with a refusal.
  */
 public final class RefusingLedger implements AllocationLedger {
 
-    private final RecordingLedger recorded = new RecordingLedger();
+    private final ExclusiveLedger recorded = new ExclusiveLedger();
     private final Hold holder;
     private volatile PhysicalUnits units = PhysicalUnits.NONE;
 
@@ -66,5 +66,10 @@ public final class RefusingLedger implements AllocationLedger {
     @Override
     public void addListener(Listener listener) {
         recorded.addListener(listener);
+    }
+
+    @Override
+    public void removeListener(Listener listener) {
+        recorded.removeListener(listener);
     }
 }

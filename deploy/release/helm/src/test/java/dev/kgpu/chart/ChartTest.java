@@ -232,7 +232,7 @@ class ChartTest {
         List<HasMetadata> dra = render("{draDriver: {enabled: true}}");
         assertThat(rules(dra.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
                 .filter(r -> r.getMetadata().getName().equals("kgpu-plugin-dra")).findFirst().map(ClusterRole::getRules)))
-                .containsExactly("[resourceclaims] [get]", "[resourceslices] [list, create, update, delete]", "[nodes] [get]");
+                .containsExactly("[resourceclaims] [get]", "[resourceslices] [list, watch, create, update, delete]", "[nodes] [get]");
         assertThat(dra).filteredOn(o -> o instanceof ValidatingAdmissionPolicy).singleElement()
                 .satisfies(o -> assertThat(((ValidatingAdmissionPolicy) o).getSpec().getMatchConditions().getFirst().getExpression())
                         .contains("system:serviceaccount:kgpu:kgpu-plugin"));
@@ -243,7 +243,8 @@ class ChartTest {
         assertThat(env(dra, "KGPU_KUBELET_APIS")).contains("device-plugin,dra");
         assertThat(env(dra, "KUBELET_PLUGINS_DIRECTORY_PATH")).contains("/var/lib/kubelet/plugins");
         assertThat(mountPaths(dra, "kgpu-plugin", "plugin")).contains("/var/lib/kubelet/device-plugins",
-                "/var/lib/kubelet/plugins_registry", "/var/lib/kubelet/plugins/gpu.nvidia.com", "/var/run/cdi", "/driver-root");
+                "/var/lib/kubelet/plugins_registry", "/var/lib/kubelet/plugins/gpu.nvidia.com", "/var/run/cdi", "/driver-root",
+                "/var/lib/kubelet/pod-resources");
 
         List<HasMetadata> alone = render("{devicePlugin: {enabled: false}, draDriver: {enabled: true, deviceClasses: false,"
                 + " nodeScopedSlices: false}}");

@@ -71,6 +71,8 @@ public record AgentEnvironment(Path mockLibrary, String profile, String nodeName
                     env.put("CDI_ROOT", layout.cdiSpecDirectory().toString());
                     env.put("KUBELET_REGISTRAR_DIRECTORY_PATH", layout.pluginsRegistry().toString());
                     env.put("KUBELET_PLUGINS_DIRECTORY_PATH", layout.kubeletPlugins().toString());
+                    // what the device manager allocated, so the DRA driver never prepares a GPU the device plugin gave out
+                    env.put("KGPU_POD_RESOURCES_SOCKET", layout.podResourcesSocket().toString());
                     putApiServer(env);
                 }
             }

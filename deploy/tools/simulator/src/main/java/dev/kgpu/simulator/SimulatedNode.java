@@ -7,6 +7,7 @@ import dev.kgpu.sim.kubelet.SimulatedKubelet;
 import dev.kgpu.sim.pluginwatcher.KubeletDraDrivers;
 import dev.kgpu.sim.pluginwatcher.PluginWatcher;
 import dev.kgpu.sim.runtime.CdiInjection;
+import dev.kgpu.sim.runtime.GpuOccupancy;
 import dev.kgpu.sim.runtime.NvidiaContainerRuntime;
 import dev.kgpu.sim.runtime.SimulatedGpus;
 import dev.kgpu.simulator.agents.Agent;
@@ -75,6 +76,8 @@ public final class SimulatedNode implements AutoCloseable {
     private final Object closing = new Object();
     private volatile boolean stopping;
     private SimulatedGpus gpus;
+    /** How many running containers each GPU is in: a GPU in two at once is said at once, the most at close. */
+    private final GpuOccupancy occupancy = new GpuOccupancy();
     private NodeLayout layout;
     private ApiServer api;
     private SimulatedKubelet kubelet;
@@ -120,7 +123,8 @@ public final class SimulatedNode implements AutoCloseable {
             Optional<String> sampleImage = Optional.ofNullable(environment.get("KGPU_CUDA_SAMPLE_IMAGE")).filter(i -> !i.isBlank());
             SchedulerAndKubelet.Builder pods = SchedulerAndKubelet.forNode(node.api.client(), options.nodeName())
                     .deviceManager(node.kubelet)
-                    .runtime(new NvidiaContainerRuntime(node.gpus, sampleImage, new CdiInjection(node.layout.cdiSpecDirectories())))
+                    .runtime(new NvidiaContainerRuntime(node.gpus, sampleImage, new CdiInjection(node.layout.cdiSpecDirectories()),
+                            node.occupancy))
                     .logs(node.api.logs());
             if (options.dra()) {
                 // the kubelet's plugin watcher, which the plugin's DRA driver registers with; NVIDIA's DeviceClasses,
@@ -480,6 +484,8 @@ public final class SimulatedNode implements AutoCloseable {
                 }
                 agents.clear();
                 closeQuietly(pods);
+                LOG.log(System.Logger.Level.INFO, "GPU occupancy: {0} containers started with a GPU; the most containers"
+                        + " each GPU was in at once: {1}", occupancy.started(), new java.util.TreeMap<>(occupancy.most()));
                 closeQuietly(draKubelet);
                 closeQuietly(kubelet);
                 closeQuietly(api);

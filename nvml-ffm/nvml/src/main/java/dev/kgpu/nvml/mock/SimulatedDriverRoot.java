@@ -33,6 +33,8 @@ import java.util.OptionalInt;
  * proc/driver/nvidia/version                              the kernel module's version line
  * proc/driver/nvidia/capabilities/...                     mig/config, mig/monitor, gpu&lt;minor&gt;/mig/gi&lt;G&gt;[/ci&lt;C&gt;]/access
  * proc/driver/nvidia-caps/mig-minors                      the capability-to-minor table, as the driver prints it
+ * proc/sys/kernel/random/boot_id                          the kernel's boot id: a random UUID, written once per root
+ *                                                         (a root laid out anew is a node booted anew)
  * sys/bus/pci/devices/&lt;bus id&gt;/                          vendor, device, subsystem_*, class, numa_node, config, resource, driver
  * </pre>
  *
@@ -44,6 +46,8 @@ import java.util.OptionalInt;
  */
 public final class SimulatedDriverRoot {
 
+    /** The kernel's boot id, relative to the root. */
+    public static final String BOOT_ID = "proc/sys/kernel/random/boot_id";
     /** Where the driver's libraries go, relative to the root (Debian's and Ubuntu's multiarch directory). */
     public static final String LIBRARY_DIR = "usr/lib/x86_64-linux-gnu";
     /** The control and UVM device nodes every driver creates. */
@@ -147,7 +151,17 @@ public final class SimulatedDriverRoot {
         writeBinaries(root, driverVersion);
         writeDeviceNodes(root, gpus);
         writeProc(root, driverVersion, gpus);
+        writeBootId(root);
         writeSysfs(root, gpus);
+    }
+
+    /** {@code proc/sys/kernel/random/boot_id}, unless the root has one: writing the driver again is no reboot. */
+    private static void writeBootId(Path root) throws IOException {
+        Path file = root.resolve(BOOT_ID);
+        if (!Files.exists(file)) {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, java.util.UUID.randomUUID() + "\n");
+        }
     }
 
     private static void writeLibraries(Path root, String version, Optional<Path> nvmlLibrary) throws IOException {

@@ -11,12 +11,16 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
+import dev.kgpu.plugin.dra.config.ClaimConfig;
+
 import java.util.List;
+import java.util.Optional;
 import java.util.Objects;
 
 /**
  * ResourceClaims ({@code resource.k8s.io/v1}) read through fabric8: one GET by namespace and name, the UID compared
- * with the kubelet's, {@code status.allocation.devices.results} turned into {@link AllocatedDevice}s. Needs
+ * with the kubelet's, {@code status.allocation.devices.results} turned into {@link AllocatedDevice}s (a missing pool or
+ * device reads as empty, which the preparer refuses; {@code adminAccess} as given). Needs
  * {@code get} on {@code resourceclaims}. Thread-safe, as the client is.
  */
 public final class KubernetesClaims implements ClaimSource {
@@ -35,6 +39,9 @@ public final class KubernetesClaims implements ClaimSource {
                     .withName(claim.name()).get();
         } catch (KubernetesClientException e) {
             return new ClaimAllocation.Unreadable(KubernetesError.of(e).describe());
+        } catch (IllegalArgumentException e) {
+            // fabric8's own check of the namespace or name (the preparer checks them first; this keeps it per claim)
+            return new ClaimAllocation.Unreadable("the request could not be made: " + e.getMessage());
         }
         if (found == null) {
             return new ClaimAllocation.NotFound();
@@ -49,9 +56,25 @@ public final class KubernetesClaims implements ClaimSource {
         }
         List<DeviceRequestAllocationResult> results = allocation.getDevices() == null || allocation.getDevices().getResults() == null
                 ? List.of() : allocation.getDevices().getResults();
+        List<io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration> configs =
+                allocation.getDevices() == null || allocation.getDevices().getConfig() == null
+                        ? List.of() : allocation.getDevices().getConfig();
         return new ClaimAllocation.Allocated(results.stream()
-                .map(r -> new AllocatedDevice(String.valueOf(r.getRequest()), String.valueOf(r.getDriver()),
-                        String.valueOf(r.getPool()), String.valueOf(r.getDevice())))
-                .toList());
+                .map(r -> new AllocatedDevice(orEmpty(r.getRequest()), orEmpty(r.getDriver()),
+                        orEmpty(r.getPool()), orEmpty(r.getDevice()), Boolean.TRUE.equals(r.getAdminAccess())))
+                .toList(), configs.stream().map(KubernetesClaims::config).toList());
+    }
+
+    /** One config entry; its opaque parameters as JSON (as the API server stored them). */
+    private static ClaimConfig config(io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration c) {
+        Optional<String> driver = Optional.ofNullable(c.getOpaque()).map(o -> orEmpty(o.getDriver()));
+        Optional<String> parameters = Optional.ofNullable(c.getOpaque()).map(o -> o.getParameters())
+                .map(io.fabric8.kubernetes.client.utils.Serialization::asJson);
+        return new ClaimConfig(orEmpty(c.getSource()), c.getRequests() == null ? List.of() : c.getRequests(), driver,
+                parameters);
+    }
+
+    private static String orEmpty(String value) {
+        return value == null ? "" : value;
     }
 }

@@ -49,8 +49,9 @@ import java.util.Objects;
  *   <li>a conflict (409: someone wrote a slice meanwhile) reads the slices again and retries, up to
  *       {@value #CONFLICT_RETRIES} times; any other failure is a {@link SliceStoreException} in one line.</li>
  * </ul>
- * Needs {@code get} on {@code nodes} and {@code list}, {@code create}, {@code update}, {@code delete} on
- * {@code resourceslices}. Called from one thread at a time.
+ * Needs {@code get} on {@code nodes} and {@code list}, {@code watch}, {@code create}, {@code update}, {@code delete} on
+ * {@code resourceslices} (without {@code watch} the publisher falls back to its periodic resync). Called from one thread
+ * at a time.
  */
 public final class KubernetesResourceSlices implements ResourceSliceStore {
 
@@ -81,6 +82,59 @@ public final class KubernetesResourceSlices implements ResourceSliceStore {
                 throw new SliceStoreException("ResourceSlices of node " + pool.nodeName() + ": " + KubernetesError.of(e).describe(), e);
             }
         }
+    }
+
+    /**
+     * An informer on the slices of {@code driver} on {@code nodeName} (field selectors {@code spec.nodeName},
+     * {@code spec.driver}, checked again here since a watch may not filter), no resync of its own: every add, update and
+     * delete calls {@code changed}. An informer that cannot start (403 without {@code watch}) is no watch, with why.
+     */
+    @Override
+    public Watch watch(String driver, String nodeName, Runnable changed) {
+        java.util.function.Predicate<ResourceSlice> ours = s -> s != null && s.getSpec() != null
+                && driver.equals(s.getSpec().getDriver()) && nodeName.equals(s.getSpec().getNodeName());
+        io.fabric8.kubernetes.client.informers.SharedIndexInformer<ResourceSlice> informer;
+        try {
+            informer = slices().withField("spec.nodeName", nodeName).withField("spec.driver", driver)
+                    .inform(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+                        @Override
+                        public void onAdd(ResourceSlice slice) {
+                            if (ours.test(slice)) {
+                                changed.run();
+                            }
+                        }
+
+                        @Override
+                        public void onUpdate(ResourceSlice before, ResourceSlice after) {
+                            if (ours.test(before) || ours.test(after)) {
+                                changed.run();
+                            }
+                        }
+
+                        @Override
+                        public void onDelete(ResourceSlice slice, boolean finalStateUnknown) {
+                            if (finalStateUnknown || ours.test(slice)) {
+                                changed.run();
+                            }
+                        }
+                    }, 0);
+        } catch (KubernetesClientException e) {
+            return Watch.none("cannot watch the ResourceSlices of node " + nodeName + ": " + KubernetesError.of(e).describe());
+        } catch (RuntimeException e) {
+            return Watch.none("cannot watch the ResourceSlices of node " + nodeName + ": " + e);
+        }
+        return new Watch() {
+            @Override
+            public java.util.Optional<String> problem() {
+                return informer.isRunning() ? java.util.Optional.empty()
+                        : java.util.Optional.of("the watch of the ResourceSlices of node " + nodeName + " stopped");
+            }
+
+            @Override
+            public void close() {
+                informer.close();
+            }
+        };
     }
 
     private Published syncOnce(ResourcePool pool) throws SliceStoreException {

@@ -30,7 +30,8 @@ import java.util.stream.Collectors;
  * A Kubernetes API server for tests: fabric8's {@link KubernetesMockServer} in CRUD mode (the server Quarkus's
  * Kubernetes test server wraps) on a free loopback port, which also evaluates a list's {@code fieldSelector}
  * ({@link FieldSelector}) as the real API server does, where the CRUD server answers an empty list; a DRA driver
- * finds its node's ResourceSlices with one. Counts requests by method, so a test can tell that nothing was written.
+ * finds its node's ResourceSlices with one. A watch's field selector is dropped (the CRUD server would match it against
+ * labels and report nothing): the watch hears every object of its kind, and the watcher must filter. Counts requests by method, so a test can tell that nothing was written.
  *
  * <p>Thread-safe.
  */
@@ -93,12 +94,18 @@ public final class TestApiServer implements AutoCloseable {
             }
         }
         String selector = query.get("fieldSelector");
-        Optional<FieldSelector> fields = selector == null || query.containsKey("watch") ? Optional.empty() : FieldSelector.parse(selector);
+        String rest = raw == null ? "" : Arrays.stream(raw.split("&")).filter(pair -> !pair.startsWith("fieldSelector="))
+                .collect(Collectors.joining("&"));
+        if (selector != null && query.containsKey("watch")) {
+            // the CRUD server matches a watch's field selector against labels only, so it would report nothing: the
+            // watch gets every object of its kind, and a watcher filters what it hears (as the real one may rely on not)
+            return crud.dispatch(new RecordedRequest(request.getHttpVersion(), request.method(),
+                    uri.getRawPath() + (rest.isEmpty() ? "" : "?" + rest), request.getHeaders(), request.getBody()));
+        }
+        Optional<FieldSelector> fields = selector == null ? Optional.empty() : FieldSelector.parse(selector);
         if (fields.isEmpty()) {
             return crud.dispatch(request);
         }
-        String rest = Arrays.stream(raw.split("&")).filter(pair -> !pair.startsWith("fieldSelector="))
-                .collect(Collectors.joining("&"));
         MockResponse response = crud.dispatch(new RecordedRequest(request.getHttpVersion(), request.method(),
                 uri.getRawPath() + (rest.isEmpty() ? "" : "?" + rest), request.getHeaders(), request.getBody()));
         if (response.code() != 200 || response.getBody() == null) {

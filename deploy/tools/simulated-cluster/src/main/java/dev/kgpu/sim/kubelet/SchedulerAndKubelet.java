@@ -572,6 +572,7 @@ public final class SchedulerAndKubelet implements AutoCloseable {
     }
 
     private void release(Pod pod) {
+        runtime.stopPod(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
         holding.remove(pod.getMetadata().getUid());
         devices.release(pod);
     }

@@ -26,6 +26,10 @@ public interface ContainerRuntime {
     /** Starts one container and tells what becomes of it. */
     ContainerOutcome start(ContainerStart container);
 
+    /** Every container of pod {@code namespace/pod} stops: the pod ended or was deleted. */
+    default void stopPod(String namespace, String pod) {
+    }
+
     /**
      * One container to start.
      *

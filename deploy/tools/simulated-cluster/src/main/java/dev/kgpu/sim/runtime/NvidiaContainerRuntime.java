@@ -36,7 +36,8 @@ import java.util.stream.Stream;
  *       sample image) prints vectorAdd's real output and {@code Test PASSED} when it sees a device CUDA can
  *       run on (a GPU with MIG off, or a MIG device), else fails as CUDA does:
  *       {@code no CUDA-capable device is detected} ({@link VectorAdd}).</li>
- *   <li>Any other container keeps running; its log lists the GPUs it sees, as {@code nvidia-smi -L} would.</li>
+ *   <li>Any other container keeps running; its log lists the GPUs it sees, as {@code nvidia-smi -L} would; the
+ *       {@link GpuOccupancy} counts it in each of its GPUs until its pod stops.</li>
  * </ul>
  *
  * <p>Immutable; safe for concurrent use.
@@ -55,6 +56,7 @@ public final class NvidiaContainerRuntime implements ContainerRuntime {
     private final SimulatedGpus gpus;
     private final Optional<String> sampleImage;
     private final CdiInjection cdi;
+    private final GpuOccupancy occupancy;
 
     /**
      * @param sampleImage the image the validator runs as its CUDA sample when it is not a recognisable
@@ -62,9 +64,20 @@ public final class NvidiaContainerRuntime implements ContainerRuntime {
      * @param cdi         the node's CDI spec directories, through which CDI names are resolved
      */
     public NvidiaContainerRuntime(SimulatedGpus gpus, Optional<String> sampleImage, CdiInjection cdi) {
+        this(gpus, sampleImage, cdi, new GpuOccupancy());
+    }
+
+    /** @param occupancy counts the running containers each GPU is in */
+    public NvidiaContainerRuntime(SimulatedGpus gpus, Optional<String> sampleImage, CdiInjection cdi, GpuOccupancy occupancy) {
         this.gpus = gpus;
         this.sampleImage = sampleImage.filter(s -> !s.isBlank());
         this.cdi = cdi;
+        this.occupancy = occupancy;
+    }
+
+    @Override
+    public void stopPod(String namespace, String pod) {
+        occupancy.podStopped(namespace, pod);
     }
 
     @Override
@@ -108,6 +121,8 @@ public final class NvidiaContainerRuntime implements ContainerRuntime {
             injected.edits().hooks().forEach(h -> log.append("  hook ").append(String.join(" ", h.args())).append('\n'));
             injected.edits().env().forEach(e -> log.append("  env ").append(e).append('\n'));
         }
+        occupancy.started(container.namespace() + "/" + container.pod() + "/" + container.name(),
+                visible.stream().map(Visible::uuid).distinct().toList());
         return new ContainerOutcome.Running(log.toString());
     }
 

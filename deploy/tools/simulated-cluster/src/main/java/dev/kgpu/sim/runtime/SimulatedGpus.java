@@ -157,10 +157,18 @@ public final class SimulatedGpus {
         /** The line {@code nvidia-smi -L} prints for it. */
         String smiLine();
 
+        /** The UUID of what it is: the GPU's, or the MIG device's. */
+        String uuid();
+
         record WholeGpu(Gpu gpu) implements Visible {
             @Override
             public boolean cudaCapable() {
                 return !gpu.migEnabled();
+            }
+
+            @Override
+            public String uuid() {
+                return gpu.uuid();
             }
 
             @Override
@@ -174,6 +182,11 @@ public final class SimulatedGpus {
             @Override
             public boolean cudaCapable() {
                 return true;
+            }
+
+            @Override
+            public String uuid() {
+                return mig.uuid();
             }
 
             @Override

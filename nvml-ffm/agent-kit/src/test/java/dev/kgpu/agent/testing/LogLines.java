@@ -1,4 +1,4 @@
-package dev.kgpu.agent;
+package dev.kgpu.agent.testing;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -10,9 +10,9 @@ import java.util.logging.SimpleFormatter;
 
 /**
  * The lines one class logs through the JDK's System.Logger backend (java.util.logging), formatted as in production:
- * {@code LEVEL message}. Close it to stop capturing.
+ * {@code LEVEL message}. Close it to stop capturing. Shared with the agents' tests (test-jar).
  */
-final class LogLines implements AutoCloseable {
+public final class LogLines implements AutoCloseable {
 
     private final Logger jul;
     private final Level before;
@@ -36,7 +36,7 @@ final class LogLines implements AutoCloseable {
     };
 
     /** Captures every level, DEBUG (FINE) included. */
-    LogLines(Class<?> source) {
+    public LogLines(Class<?> source) {
         jul = Logger.getLogger(source.getName());
         before = jul.getLevel();
         jul.setLevel(Level.ALL);
@@ -44,7 +44,7 @@ final class LogLines implements AutoCloseable {
         jul.addHandler(handler);
     }
 
-    List<String> lines() {
+    public List<String> lines() {
         return List.copyOf(lines);
     }
 
