@@ -73,9 +73,9 @@ class ReachabilityMetadataTest {
         Path fresh = generate(CLASSES, dir.resolve("fresh.json"));
 
         assertThat(packagedMetadata()).isEqualTo(Files.readString(fresh));
-        Set<String> reasons = new TreeSet<>();
-        downcalls(packagedMetadata()).forEach(d -> reasons.addAll(strings(d.get("reason"))));
-        assertThat(reasons).as("functions named in the packaged metadata").isEqualTo(calledInSources());
+        Set<String> named = new TreeSet<>();
+        functionsByShape(packagedMetadata()).values().forEach(named::addAll);
+        assertThat(named).as("functions named in the packaged metadata").isEqualTo(calledInSources());
     }
 
     @Test
@@ -95,13 +95,14 @@ class ReachabilityMetadataTest {
                 MethodTypeDesc.ofDescriptor("(Ljava/lang/foreign/MemorySegment;Ljava/lang/foreign/MemorySegment;ILjava/lang/foreign/MemorySegment;)I"));
         writeCaller(classes, "HandleUser", "nvmlErrorString$handle",
                 MethodTypeDesc.ofDescriptor("()Ljava/lang/invoke/MethodHandle;"));
-        List<Map<String, Object>> downcalls = downcalls(Files.readString(generate(classes, dir.resolve("two.json"))));
+        String json = Files.readString(generate(classes, dir.resolve("two.json")));
+        List<Map<String, Object>> downcalls = downcalls(json);
 
-        assertThat(downcalls).hasSize(2);
-        assertThat(downcalls.get(0)).containsEntry("reason", List.of("nvmlErrorString"))
-                .containsEntry("returnType", "void*").containsEntry("parameterTypes", List.of("int"));
-        assertThat(downcalls.get(1)).containsEntry("reason", List.of("nvmlDeviceGetP2PStatus"))
-                .containsEntry("returnType", "int").containsEntry("parameterTypes", List.of("void*", "void*", "int", "void*"));
+        assertThat(downcalls).containsExactly(
+                Map.of("returnType", "void*", "parameterTypes", List.of("int")),
+                Map.of("returnType", "int", "parameterTypes", List.of("void*", "void*", "int", "void*")));
+        assertThat(functionsByShape(json)).containsExactly(Map.entry("void*(int)", List.of("nvmlErrorString")),
+                Map.entry("int(void*, void*, int, void*)", List.of("nvmlDeviceGetP2PStatus")));
     }
 
     @Test
@@ -194,6 +195,19 @@ class ReachabilityMetadataTest {
             assertThat(in).as(METADATA).isNotNull();
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
+    }
+
+    /** The comment's lines {@code int(void*, int): f, g} as shape to functions, in order. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, List<String>> functionsByShape(String json) {
+        Map<String, List<String>> functions = new LinkedHashMap<>();
+        for (Object line : (List<Object>) ((Map<String, Object>) Json.parse(json)).get("comment")) {
+            Matcher matcher = Pattern.compile("(\\S+\\(.*\\)): (.+)").matcher((String) line);
+            if (matcher.matches()) {
+                functions.put(matcher.group(1), List.of(matcher.group(2).split(", ")));
+            }
+        }
+        return functions;
     }
 
     @SuppressWarnings("unchecked")
