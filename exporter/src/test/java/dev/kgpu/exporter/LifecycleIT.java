@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The packaged exporter as a process, through what only a process shows: SIGHUP re-reading the counters
  * file (a bad file keeps the running counters, with one line), starting without NVML (up, not ready,
- * retrying, one line, then ready once the library appears), and connections that send nothing being closed
- * by the idle timeout. About 30 s.
+ * retrying, one line, then ready once the library appears), connections that send nothing being closed
+ * by the idle timeout, and SIGTERM ending it with status 0. About 30 s.
  */
 class LifecycleIT {
 
@@ -69,6 +69,10 @@ class LifecycleIT {
             // (QUARKUS_HTTP_IDLE_TIMEOUT is 10 s by default, 2 s here)
             assertThat(closedByServer(port, "")).isTrue();
             assertThat(closedByServer(port, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n")).isTrue();
+
+            // the kubelet's stop: a clean one, status 0 as dcgm-exporter's (not the JVM's 143)
+            exporter.signal("TERM");
+            assertThat(exporter.awaitExit(WAIT)).as(exporter.output()).isZero();
         }
     }
 

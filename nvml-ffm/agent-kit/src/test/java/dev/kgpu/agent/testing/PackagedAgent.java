@@ -43,8 +43,11 @@ public final class PackagedAgent implements AutoCloseable {
         }
     }
 
-    /** The status of a JVM that ran its shutdown hooks after SIGTERM: 128 + 15, as the kubelet expects it. */
-    public static final int STOPPED_BY_SIGTERM = 143;
+    /**
+     * The status of an agent stopped by SIGTERM: 0, as NVIDIA's agents exit after a clean stop
+     * ({@code dev.kgpu.agent.StopSignal}; a JVM left to itself would end with 143, 128 + 15).
+     */
+    public static final int STOPPED_BY_SIGTERM = 0;
 
     /** The system property naming the native executable to launch instead of the jar (Quarkus' convention). */
     public static final String NATIVE_IMAGE_PATH = "native.image.path";
