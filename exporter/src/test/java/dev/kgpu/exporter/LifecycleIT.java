@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The packaged exporter as a process, through what only a process shows: SIGHUP re-reading the counters
  * file (a bad file keeps the running counters, with one line), starting without NVML (up, not ready,
- * retrying, one line, then ready once the library appears), connections that send nothing being closed
+ * {@code /metrics} 503 as nothing was collected, retrying, one line, then ready once the library appears), connections that send nothing being closed
  * by the idle timeout, and SIGTERM ending it with status 0. About 30 s.
  */
 class LifecycleIT {
@@ -87,6 +87,10 @@ class LifecycleIT {
             Await.until("the HTTP server", WAIT, () -> get(url + "/q/health/live").statusCode() == 200);
             assertThat(get(url + "/q/health/ready").statusCode()).isEqualTo(503);
             assertThat(get(url + "/health").statusCode()).isEqualTo(200);
+            // nothing collected yet: a failed scrape for Prometheus, not a successful one with no series
+            HttpResponse<String> notYet = get(url + "/metrics");
+            assertThat(notYet.statusCode()).as(notYet.body()).isEqualTo(503);
+            assertThat(notYet.body()).isEqualTo("no collection yet");
             Await.until("a second try to open NVML", WAIT, () -> get(url + "/q/metrics").body()
                     .lines().anyMatch(line -> line.startsWith("kgpu_exporter_nvml_open_failures_total ")
                             && Double.parseDouble(line.substring(line.indexOf(' ') + 1)) >= 2));
@@ -98,6 +102,7 @@ class LifecycleIT {
             Files.createDirectories(library.getParent());
             Files.copy(Path.of(System.getenv("KGPU_NVML_LIBRARY")), library);
             Await.until("ready once the library appears", WAIT, () -> get(url + "/q/health/ready").statusCode() == 200);
+            assertThat(get(url + "/metrics").statusCode()).isEqualTo(200);
             assertThat(get(url + "/metrics").body()).contains("DCGM_FI_DEV_GPU_TEMP{");
             assertThat(exporter.output()).contains("NVML is available again");
         }
