@@ -1,6 +1,7 @@
 package dev.kgpu.discovery.settings;
 
 import dev.kgpu.agent.settings.ConfigLoader;
+import dev.kgpu.agent.settings.HttpSettings;
 import dev.kgpu.agent.settings.NvmlSettings;
 import dev.kgpu.agent.settings.Setting;
 import dev.kgpu.config.ConfigException;
@@ -126,7 +127,8 @@ public record FeatureDiscoveryConfig(
             LABEL_SINK,
             SYSFS_ROOT,
             NvmlSettings.LIBRARY,
-            NvmlSettings.DRIVER_ROOT);
+            NvmlSettings.DRIVER_ROOT,
+            HttpSettings.PORT);
 
     public FeatureDiscoveryConfig {
         Objects.requireNonNull(config, "config");
