@@ -184,7 +184,11 @@ public record FeatureDiscoveryConfig(
                 sink = LabelSinkKind.FILE; // NVIDIA's GFD writes the feature file when the NodeFeature API is off
             }
             List<ConfigWarning> warnings = new ArrayList<>(resolved.warnings());
-            if (config.flags().gfd().sleepInterval() instanceof SleepInterval.Every every && every.raised()) {
+            if (config.flags().gfd().sleepInterval() instanceof SleepInterval.Every every && every.duration().isNegative()) {
+                // NVIDIA's GFD relabels in a busy loop with it; no one means a negative pause, so it is refused
+                resolved.fail(SLEEP_INTERVAL, every.goString(),
+                        "must not be negative: a Go duration such as 60s (0 relabels without pause) or 'infinite'");
+            } else if (config.flags().gfd().sleepInterval() instanceof SleepInterval.Every every && every.raised()) {
                 warnings.add(new ConfigWarning(resolved.property(SLEEP_INTERVAL), "is " + every.goString()
                         + ", which NVIDIA's GFD accepts and then relabels without pause (a bare number is nanoseconds);"
                         + " kgpu relabels every " + SleepInterval.SHORTEST.toSeconds() + "s"));
