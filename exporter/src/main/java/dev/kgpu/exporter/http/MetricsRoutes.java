@@ -19,15 +19,18 @@ import java.time.Clock;
 /**
  * The HTTP adapter: {@code GET /metrics} writes the current snapshot's prebuilt bytes (text 0.0.4, or
  * OpenMetrics when the {@code Accept} header asks for it; gzip when the client accepts it) on the event
- * loop, with no NVML or kubelet call and no rendering, and answers 503 until the first collection is there; {@code GET /health} answers 200 {@code OK} as
- * dcgm-exporter's does, and 503 when the exporter is not alive ({@link Exporter#alive}).
+ * loop, with no NVML or kubelet call and no rendering, and answers 503 until the first collection is there;
+ * {@code GET /health} answers 200 {@code OK} as dcgm-exporter's does, and 503 when the exporter is not alive
+ * ({@link Exporter#alive}).
  */
 @ApplicationScoped
 public class MetricsRoutes {
 
-    private static final Buffer OK = Buffer.buffer("OK");
-    private static final Buffer STUCK = Buffer.buffer("collections stopped or hang");
-    private static final Buffer NOT_YET = Buffer.buffer("no collection yet");
+    // Strings, not Buffers: a native image initialises this class at build time, and a Buffer's Netty memory
+    // cannot be stored in the image
+    private static final String OK = "OK";
+    private static final String STUCK = "collections stopped or hang";
+    private static final String NOT_YET = "no collection yet";
 
     @Inject
     SnapshotHolder snapshots;
