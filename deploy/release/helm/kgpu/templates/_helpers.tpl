@@ -104,7 +104,8 @@ readinessProbe:
 {{- end -}}
 
 {{/* Extra JVM options, the chart-wide ones then the agent's own: _JAVA_OPTIONS, which the JVM reads after
-its command line (the image's @/opt/kgpu/jvm.options), so they win (e.g. a larger -Xmx). */}}
+its command line (the image's @/opt/kgpu/jvm.options), so they win (e.g. a larger -Xmx). JVM images only: a
+native executable does not read _JAVA_OPTIONS. */}}
 {{- define "kgpu.javaOpts" -}}
 {{- $opts := trim (printf "%s %s" .root.Values.javaOpts .opts) }}
 {{- if $opts }}
@@ -113,9 +114,16 @@ its command line (the image's @/opt/kgpu/jvm.options), so they win (e.g. a large
 {{- end }}
 {{- end -}}
 
-{{/* The image's own start command, for containers that run one of its other commands. */}}
-{{- define "kgpu.java" -}}
+{{/* The image's own start command, for containers that run one of its other commands: the native executable,
+or with image.flavour=jvm the JVM's command line. */}}
+{{- define "kgpu.command" -}}
+{{- if eq .root.Values.image.flavour "jvm" -}}
 "/opt/java/bin/java", "@/opt/kgpu/jvm.options", "-XX:AOTCache=/opt/kgpu/app.aot", "-jar", "/opt/kgpu/quarkus-run.jar"
+{{- else if eq .root.Values.image.flavour "native" -}}
+"/opt/kgpu/{{ .agent }}"
+{{- else -}}
+{{- fail (printf "image.flavour was '%s' but it must be native or jvm" .root.Values.image.flavour) -}}
+{{- end -}}
 {{- end -}}
 
 {{/* Init container that waits for a validator status file (gpu-operator's readiness chain), with the
@@ -126,7 +134,7 @@ initContainers:
   - name: wait-for-{{ .file }}
     image: {{ include "kgpu.image" (dict "root" .root "agent" "validator") }}
     imagePullPolicy: {{ .root.Values.image.pullPolicy }}
-    command: [{{ include "kgpu.java" . }}, "wait-for", "/run/nvidia/validations/{{ .file }}"]
+    command: [{{ include "kgpu.command" (dict "root" .root "agent" "validator") }}, "wait-for", "/run/nvidia/validations/{{ .file }}"]
     securityContext:
       {{- include "kgpu.securityContext" (dict "user" "nonroot") | nindent 6 }}
     resources:

@@ -55,7 +55,7 @@ class BadInputsIT {
 
     @ParameterizedTest(name = "{0}")
     // a few rows only: BadInputsTest runs every row in-process; these prove the packaged agent prints that line alone
-    @ValueSource(strings = {"config-keys-300k", "sleep-no-unit"})
+    @ValueSource(strings = {"config-keys-300k", "sleep-no-unit", "sleep-negative", "http-port-range"})
     void aBadSettingPrintsExactlyOneLineAndExitsOne(String id) {
         BadInputs.Row row = BadInputs.table("discovery", dir).stream().filter(r -> r.id().equals(id)).findFirst().orElseThrow();
         Map<String, String> env = new HashMap<>(Map.of("NODE_NAME", "node-a"));

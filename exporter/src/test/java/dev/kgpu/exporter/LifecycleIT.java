@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The packaged exporter as a process, through what only a process shows: SIGHUP re-reading the counters
  * file (a bad file keeps the running counters, with one line), starting without NVML (up, not ready,
- * retrying, one line, then ready once the library appears), and connections that send nothing being closed
- * by the idle timeout. About 30 s.
+ * {@code /metrics} 503 as nothing was collected, retrying, one line, then ready once the library appears), connections that send nothing being closed
+ * by the idle timeout, and SIGTERM ending it with status 0. About 30 s.
  */
 class LifecycleIT {
 
@@ -69,6 +69,10 @@ class LifecycleIT {
             // (QUARKUS_HTTP_IDLE_TIMEOUT is 10 s by default, 2 s here)
             assertThat(closedByServer(port, "")).isTrue();
             assertThat(closedByServer(port, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n")).isTrue();
+
+            // the kubelet's stop: a clean one, status 0 as dcgm-exporter's (not the JVM's 143)
+            exporter.signal("TERM");
+            assertThat(exporter.awaitExit(WAIT)).as(exporter.output()).isZero();
         }
     }
 
@@ -83,6 +87,10 @@ class LifecycleIT {
             Await.until("the HTTP server", WAIT, () -> get(url + "/q/health/live").statusCode() == 200);
             assertThat(get(url + "/q/health/ready").statusCode()).isEqualTo(503);
             assertThat(get(url + "/health").statusCode()).isEqualTo(200);
+            // nothing collected yet: a failed scrape for Prometheus, not a successful one with no series
+            HttpResponse<String> notYet = get(url + "/metrics");
+            assertThat(notYet.statusCode()).as(notYet.body()).isEqualTo(503);
+            assertThat(notYet.body()).isEqualTo("no collection yet");
             Await.until("a second try to open NVML", WAIT, () -> get(url + "/q/metrics").body()
                     .lines().anyMatch(line -> line.startsWith("kgpu_exporter_nvml_open_failures_total ")
                             && Double.parseDouble(line.substring(line.indexOf(' ') + 1)) >= 2));
@@ -94,6 +102,7 @@ class LifecycleIT {
             Files.createDirectories(library.getParent());
             Files.copy(Path.of(System.getenv("KGPU_NVML_LIBRARY")), library);
             Await.until("ready once the library appears", WAIT, () -> get(url + "/q/health/ready").statusCode() == 200);
+            assertThat(get(url + "/metrics").statusCode()).isEqualTo(200);
             assertThat(get(url + "/metrics").body()).contains("DCGM_FI_DEV_GPU_TEMP{");
             assertThat(exporter.output()).contains("NVML is available again");
         }

@@ -23,7 +23,7 @@ import java.util.function.Function;
  *       resource again after a kubelet restart;</li>
  *   <li>wait: for SIGTERM, or for the node to give up (devices unreadable with
  *       {@code failOnInitError}, a configuration the node cannot be served with);</li>
- *   <li>stop: the servers stop and their sockets are removed; exit 0, or 1 after giving up.</li>
+ *   <li>stop: the servers stop and their sockets are removed; exit 0 (after SIGTERM too), or 1 after giving up.</li>
  * </ol>
  * The settings reach Quarkus through the agent kit's {@link Launch} (bound while Quarkus runs on main's thread).
  * Only this class decides the exit status.

@@ -42,7 +42,7 @@ class BadInputsIT {
 
     @ParameterizedTest(name = "{0}")
     // a few rows only: BadInputsTest runs every row in-process; these prove the packaged agent prints that line alone
-    @ValueSource(strings = {"config-alias-bomb", "kubelet-socket-long"})
+    @ValueSource(strings = {"config-alias-bomb", "kubelet-socket-long", "http-port-range"})
     void aBadSettingPrintsExactlyOneLineAndExitsOne(String id) {
         BadInputs.Row row = BadInputs.table("plugin", dir).stream().filter(r -> r.id().equals(id)).findFirst().orElseThrow();
 

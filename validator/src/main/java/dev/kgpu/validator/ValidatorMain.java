@@ -2,6 +2,7 @@ package dev.kgpu.validator;
 
 import dev.kgpu.agent.Launch;
 import dev.kgpu.agent.Startup;
+import dev.kgpu.agent.StopSignal;
 import dev.kgpu.config.v1.ConfigJson;
 import dev.kgpu.validator.config.Mode;
 import dev.kgpu.validator.config.ValidatorSettings;
@@ -91,6 +92,7 @@ public class ValidatorMain implements QuarkusApplication {
         if (settings.components().contains(Component.METRICS)) {
             try (NodeStatusExporter exporter = NodeStatusExporter.start(wiring.nodeStatusMetrics(settings),
                     settings.metricsPort(), NodeStatusExporter.Periods.NVIDIA)) {
+                StopSignal.relayTo(Quarkus::asyncExit); // SIGTERM: stop and exit 0, not the JVM's 143
                 Quarkus.waitForExit();
             } catch (java.io.UncheckedIOException e) {
                 System.err.println(ValidatorSettings.NAME + ": " + e.getMessage());

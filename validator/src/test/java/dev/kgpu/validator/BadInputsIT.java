@@ -68,6 +68,18 @@ class BadInputsIT {
     }
 
     @Test
+    void aBadHttpPortIsRefusedBeforeQuarkusBindsIt() {
+        try (PackagedAgent validator = PackagedAgent.start(dir, node("KGPU_VALIDATOR_MODE", "daemon", "QUARKUS_HTTP_PORT", "99999"))) {
+            PackagedAgent.Exit exit = validator.awaitExit(WAIT);
+
+            assertThat(exit.status()).as(exit.output()).isEqualTo(1);
+            assertThat(exit.stdout()).isEmpty();
+            assertThat(exit.stderr().lines()).singleElement().asString().isEqualTo(ValidatorSettings.NAME
+                    + ": invalid configuration: QUARKUS_HTTP_PORT was '99999' but it must be a whole number from 0 to 65535");
+        }
+    }
+
+    @Test
     void aOneShotRunOpensNoPort() throws IOException {
         try (ServerSocket taken = new ServerSocket(0);
              PackagedAgent validator = PackagedAgent.start(dir, node("QUARKUS_HTTP_PORT",

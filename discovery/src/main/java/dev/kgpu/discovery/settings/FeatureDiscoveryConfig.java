@@ -1,6 +1,7 @@
 package dev.kgpu.discovery.settings;
 
 import dev.kgpu.agent.settings.ConfigLoader;
+import dev.kgpu.agent.settings.HttpSettings;
 import dev.kgpu.agent.settings.NvmlSettings;
 import dev.kgpu.agent.settings.Setting;
 import dev.kgpu.config.ConfigException;
@@ -126,7 +127,8 @@ public record FeatureDiscoveryConfig(
             LABEL_SINK,
             SYSFS_ROOT,
             NvmlSettings.LIBRARY,
-            NvmlSettings.DRIVER_ROOT);
+            NvmlSettings.DRIVER_ROOT,
+            HttpSettings.PORT);
 
     public FeatureDiscoveryConfig {
         Objects.requireNonNull(config, "config");
@@ -182,7 +184,11 @@ public record FeatureDiscoveryConfig(
                 sink = LabelSinkKind.FILE; // NVIDIA's GFD writes the feature file when the NodeFeature API is off
             }
             List<ConfigWarning> warnings = new ArrayList<>(resolved.warnings());
-            if (config.flags().gfd().sleepInterval() instanceof SleepInterval.Every every && every.raised()) {
+            if (config.flags().gfd().sleepInterval() instanceof SleepInterval.Every every && every.duration().isNegative()) {
+                // NVIDIA's GFD relabels in a busy loop with it; no one means a negative pause, so it is refused
+                resolved.fail(SLEEP_INTERVAL, every.goString(),
+                        "must not be negative: a Go duration such as 60s (0 relabels without pause) or 'infinite'");
+            } else if (config.flags().gfd().sleepInterval() instanceof SleepInterval.Every every && every.raised()) {
                 warnings.add(new ConfigWarning(resolved.property(SLEEP_INTERVAL), "is " + every.goString()
                         + ", which NVIDIA's GFD accepts and then relabels without pause (a bare number is nanoseconds);"
                         + " kgpu relabels every " + SleepInterval.SHORTEST.toSeconds() + "s"));

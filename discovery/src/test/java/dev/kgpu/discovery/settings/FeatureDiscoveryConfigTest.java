@@ -216,6 +216,12 @@ class FeatureDiscoveryConfigTest {
                 new Refused("a bare number for the sleep interval", List.of(), Map.of("GFD_SLEEP_INTERVAL", "60", "NODE_NAME", "n"),
                         List.of("GFD_SLEEP_INTERVAL was '60' but it must be a Go duration such as 60s, 1m30s or 500ms, or"
                                 + " 'infinite' (time: missing unit in duration \"60\")")),
+                new Refused("a negative sleep interval", List.of(), Map.of("GFD_SLEEP_INTERVAL", "-5s", "NODE_NAME", "n"),
+                        List.of("GFD_SLEEP_INTERVAL was '-5s' but it must not be negative: a Go duration such as 60s"
+                                + " (0 relabels without pause) or 'infinite'")),
+                new Refused("a negative sleep interval flag", List.of("--sleep-interval=-1m30s"), Map.of("NODE_NAME", "n"),
+                        List.of("--sleep-interval was '-1m30s' but it must not be negative: a Go duration such as 60s"
+                                + " (0 relabels without pause) or 'infinite'")),
                 new Refused("a bad boolean for oneshot", List.of("--oneshot=yes"), Map.of("NODE_NAME", "n"),
                         List.of("--oneshot was 'yes' but it must be a boolean: 1, t, T, TRUE, true, True, 0, f, F, FALSE,"
                                 + " false or False")),
@@ -238,7 +244,7 @@ class FeatureDiscoveryConfigTest {
     @Test
     void acceptsTheSleepIntervalsNvidiaAcceptsAndWarnsWhenKgpuWaitsLonger() {
         // Go's time.ParseDuration takes "0" and "0s"; NVIDIA's GFD then relabels without pause
-        for (String zero : List.of("0", "0s", "-5s")) {
+        for (String zero : List.of("0", "0s", "5ns")) {
             FeatureDiscoveryConfig config = FeatureDiscoveryConfig.load(new String[] {"--sleep-interval=" + zero}, NODE::get);
             assertThat(((SleepInterval.Every) config.gfd().sleepInterval()).effective()).isEqualTo(SleepInterval.SHORTEST);
             assertThat(config.warnings()).extracting(ConfigWarning::toString).containsExactly("--sleep-interval: is "
@@ -267,6 +273,19 @@ class FeatureDiscoveryConfigTest {
                     }
                     assertThat(e.getMessage()).contains("Flags of feature discovery:");
                 });
+    }
+
+    @Test
+    void aNegativeSleepIntervalInTheConfigFileIsRefusedNamingItsField() throws IOException {
+        Path file = dir.resolve("negative.yaml");
+        Files.writeString(file, "version: v1\nflags:\n  gfd:\n    sleepInterval: -5s\n");
+        Map<String, String> env = new HashMap<>(NODE);
+        env.put("CONFIG_FILE", file.toString());
+
+        assertThatThrownBy(() -> FeatureDiscoveryConfig.load(new String[0], env::get))
+                .isInstanceOfSatisfying(InvalidConfigException.class, e -> assertThat(e.failures())
+                        .extracting(ValidationFailure::message).containsExactly("flags.gfd.sleepInterval was '-5s' but it"
+                                + " must not be negative: a Go duration such as 60s (0 relabels without pause) or 'infinite'"));
     }
 
     @Test

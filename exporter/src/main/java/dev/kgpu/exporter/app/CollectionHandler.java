@@ -172,8 +172,18 @@ final class CollectionHandler implements Supervisor.Handler<CounterSet, Collecti
         return ReloadOutcome.APPLIED;
     }
 
+    /** Nothing outside the process to undo: the HTTP server is Quarkus'. No collection runs once this returns. */
     @Override
     public void stop(Ending why) {
+    }
+
+    /**
+     * Closes the health watch and NVML. Closing the watch waits for its thread to leave {@code nvmlEventSetWait} (up
+     * to half a second), which a process exiting on SIGTERM does not wait for: the driver releases a process's NVML
+     * state when it exits.
+     */
+    @Override
+    public void release() {
         closeHealth();
         if (node != null) {
             node.close();

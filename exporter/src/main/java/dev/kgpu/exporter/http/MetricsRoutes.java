@@ -19,14 +19,18 @@ import java.time.Clock;
 /**
  * The HTTP adapter: {@code GET /metrics} writes the current snapshot's prebuilt bytes (text 0.0.4, or
  * OpenMetrics when the {@code Accept} header asks for it; gzip when the client accepts it) on the event
- * loop, with no NVML or kubelet call and no rendering; {@code GET /health} answers 200 {@code OK} as
- * dcgm-exporter's does, and 503 when the exporter is not alive ({@link Exporter#alive}).
+ * loop, with no NVML or kubelet call and no rendering, and answers 503 until the first collection is there;
+ * {@code GET /health} answers 200 {@code OK} as dcgm-exporter's does, and 503 when the exporter is not alive
+ * ({@link Exporter#alive}).
  */
 @ApplicationScoped
 public class MetricsRoutes {
 
-    private static final Buffer OK = Buffer.buffer("OK");
-    private static final Buffer STUCK = Buffer.buffer("collections stopped or hang");
+    // Strings, not Buffers: a native image initialises this class at build time, and a Buffer's Netty memory
+    // cannot be stored in the image
+    private static final String OK = "OK";
+    private static final String STUCK = "collections stopped or hang";
+    private static final String NOT_YET = "no collection yet";
 
     @Inject
     SnapshotHolder snapshots;
@@ -51,6 +55,13 @@ public class MetricsRoutes {
     void metrics(RoutingContext context) {
         long start = System.nanoTime();
         Snapshot snapshot = snapshots.current();
+        if (snapshot.isEmpty()) {
+            // nothing collected yet (the first collection runs, or NVML cannot be opened): a 200 with no series
+            // would be a successful scrape to Prometheus; a 503 is recorded as a failed one (up == 0)
+            context.response().setStatusCode(503).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
+                    .end(NOT_YET);
+            return;
+        }
         ExpositionFormat format = ExpositionFormat.forAccept(context.request().getHeader(HttpHeaders.ACCEPT));
         String encoding = context.request().getHeader(HttpHeaders.ACCEPT_ENCODING);
         boolean gzip = encoding != null && encoding.contains("gzip");

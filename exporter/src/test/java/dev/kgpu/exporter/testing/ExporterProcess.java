@@ -1,5 +1,6 @@
 package dev.kgpu.exporter.testing;
 
+import dev.kgpu.agent.testing.PackagedAgent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -15,15 +16,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The packaged exporter ({@code target/quarkus-app/quarkus-run.jar}) as a process of its own, started as the
- * image starts it ({@code java @deploy/release/images/jvm.options -jar}), with the test JVM's environment (the mock
+ * image starts it ({@code java @deploy/release/images/jvm.options -jar}; its native executable under the native profile:
+ * {@link PackagedAgent#command()}), with the test JVM's environment (the mock
  * NVML and its profile, from the failsafe configuration) plus the variables given; its output goes to a
  * file. For what only a real process shows: TLS on the listening port, signals, exit statuses, the one
  * line a bad setting prints.
  */
 public final class ExporterProcess implements AutoCloseable {
-
-    private static final Path JAR = Path.of("target/quarkus-app/quarkus-run.jar");
-    private static final Path JVM_OPTIONS = Path.of("../deploy/release/images/jvm.options");
 
     private final Process process;
     private final Path output;
@@ -39,8 +38,7 @@ public final class ExporterProcess implements AutoCloseable {
      * @param dir where its output file goes
      */
     public static ExporterProcess start(Path dir, Map<String, String> environment, String... args) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "@" + JVM_OPTIONS.toAbsolutePath(), "-jar", JAR.toAbsolutePath().toString()));
+        List<String> command = new ArrayList<>(PackagedAgent.command());
         command.addAll(List.of(args));
         Path output = dir.resolve("exporter-" + System.nanoTime() + ".log");
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());

@@ -5,7 +5,7 @@ import sun.misc.SignalHandler;
 
 /**
  * SIGHUP, which asks an agent to reload its configuration (NVIDIA's config-manager sidecar sends it after
- * switching the config file). SIGTERM and SIGINT stay with Quarkus, whose shutdown stops the agent.
+ * switching the config file). SIGTERM is {@link StopSignal}'s; SIGINT stays with the JVM and Quarkus.
  *
  * <pre>{@code
  * HangupSignal.relayTo(supervisor::reload);   // the supervisor reloads on its own thread

@@ -17,7 +17,9 @@ import java.util.function.ToIntFunction;
  * exit status, nothing else) and runs the framework inside a {@link ScopedValue} binding of what it read; the
  * framework starts its beans and calls the application's {@code run} on that same thread, where {@link #run} finds
  * the settings. Without {@code main} (Quarkus' dev mode, {@code @QuarkusMainTest}) nothing is bound and {@link #run}
- * reads them itself, from the environment it is given (Quarkus' configuration).
+ * reads them itself, from the environment it is given (Quarkus' configuration). An agent launched by {@code main} stops
+ * on SIGTERM and exits with its own status: the {@link Supervisor} it starts on that thread installs the
+ * {@link StopSignal} relay (see {@link #launchedByMain()}).
  *
  * <pre>{@code
  * @QuarkusMain
@@ -120,6 +122,15 @@ public final class Launch<S> {
     public static <S> Optional<S> bound(Class<S> type) {
         return LAUNCHED.isBound() && type.isInstance(LAUNCHED.get().settings())
                 ? Optional.of(type.cast(LAUNCHED.get().settings())) : Optional.empty();
+    }
+
+    /**
+     * Whether this thread runs an agent that an entry point launched with {@link #main}: a real process, which
+     * SIGTERM stops (the {@link Supervisor} then relays it). False in tests and dev mode, whose JVM keeps its own
+     * SIGTERM.
+     */
+    static boolean launchedByMain() {
+        return LAUNCHED.isBound();
     }
 
     private Optional<Launched<S>> launched() {

@@ -32,10 +32,16 @@ import java.util.function.Supplier;
  *       it loaded goes to {@link Handler#reload}; when it throws (a bad config file), or the handler rejects what it
  *       loaded, the engine logs {@code SIGHUP: keeping <the running config>: <reason>} once at ERROR and tells
  *       {@link Handler#reloadRejected} (for status);</li>
- *   <li>the end: {@link #stop} (SIGTERM, through Quarkus' shutdown) or {@link Control#exit} (the agent gives up,
- *       or a one-shot run is done) runs {@link Handler#stop} once, then the thread ends and {@link #awaitExit}
- *       returns the exit status. Anything a handler throws, an {@link Error} too, is logged once at ERROR, stops the
- *       agent and makes the status 1: an agent never exits 0 after something unexpected.</li>
+ *   <li>the end: {@link #stop} (Quarkus' shutdown), SIGTERM or {@link Control#exit} (the agent gives up, or a
+ *       one-shot run is done) runs {@link Handler#stop} once, then {@link #awaitExit} returns the exit status, then
+ *       {@link Handler#release} runs and the thread ends. Anything a handler throws, an {@link Error} too, is logged
+ *       once at ERROR, stops the agent and makes the status 1: an agent never exits 0 after something
+ *       unexpected.</li>
+ *   <li>SIGTERM, for an agent its entry point launched ({@link Launch#main}): the {@link StopSignal} relay, installed
+ *       by the engine, stops the agent as {@link #stop} does, and the entry point returns its status (0 after a clean
+ *       stop, as NVIDIA's agents exit, not the JVM's 143). The process's exit does not wait for
+ *       {@link Handler#release}: what it releases (NVML, whose event wait takes up to half a second to end), the
+ *       process's exit releases too.</li>
  * </ul>
  *
  * <pre>{@code
@@ -90,10 +96,19 @@ public final class Supervisor<S, E> {
         }
 
         /**
-         * The end, called once: stop what runs and release what is held. Runs with the thread's interrupt flag
-         * cleared, so files can still be written and removed.
+         * The end, called once: stop what runs and undo what is seen outside the process (sockets, files). Runs with
+         * the thread's interrupt flag cleared, so files can still be written and removed. The exit status is known
+         * once this returns.
          */
         void stop(Ending why);
+
+        /**
+         * After {@link #stop}, once the exit status is known: release what the process's own exit would release
+         * too (NVML and the threads and native memory it holds). {@link Supervisor#stop} waits for it; a process
+         * exiting on SIGTERM does not.
+         */
+        default void release() {
+        }
     }
 
     /**
@@ -150,7 +165,7 @@ public final class Supervisor<S, E> {
 
         int status();
 
-        /** {@link Supervisor#stop} was called: SIGTERM, or the application shut down. Status 0. */
+        /** {@link Supervisor#stop} was called, or SIGTERM came: the application shuts down. Status 0. */
         record Stopped() implements Ending {
             @Override
             public int status() {
@@ -244,6 +259,9 @@ public final class Supervisor<S, E> {
             if (loader != null) {
                 HangupSignal.relayTo(supervisor::reload);
             }
+            if (Launch.launchedByMain()) {
+                StopSignal.relayTo(supervisor::stopForExit); // SIGTERM: stop, and the entry point exits with the status
+            }
             return supervisor;
         }
     }
@@ -315,11 +333,15 @@ public final class Supervisor<S, E> {
     private final PriorityQueue<PendingTimer> timers = new PriorityQueue<>();
     private final AtomicLong timerOrder = new AtomicLong();
     private final CompletableFuture<Integer> exit = new CompletableFuture<>();
+    /** Counted down once {@link Handler#release} returned. */
+    private final CountDownLatch released = new CountDownLatch(1);
     private final CountDownLatch started = new CountDownLatch(1);
     private final Control<E> control = new EngineControl();
     private final Thread thread;
     private Phase phase = Phase.WAITING;
     private boolean stopRequested;
+    /** Stopped for the process's exit (SIGTERM): nobody waits for {@link Handler#release}. */
+    private volatile boolean forExit;
     /** {@link #stopRequested}, read by the agent thread between handler calls without taking the lock. */
     private volatile boolean stopping;
     /** Set on the agent thread when the loop is to end; confined to it. */
@@ -366,11 +388,43 @@ public final class Supervisor<S, E> {
 
     /**
      * Stops the agent: {@link Handler#stop} runs on the agent thread after the handler call in progress (events still
-     * queued and timers not yet due are dropped), then the thread ends. Waits up to {@code timeout} and returns
-     * whether it ended by then. Any number of callers, on any thread, may wait for the same stop; on the agent thread
-     * itself it only asks, and returns false (a handler ends the agent with {@link Control#exit}).
+     * queued and timers not yet due are dropped), then {@link Handler#release}, then the thread ends. Waits up to
+     * {@code timeout} and returns whether it ended by then (after SIGTERM's stop: whether the exit status is known,
+     * as the process exits without waiting for the release). Any number of callers, on any thread, may wait for the
+     * same stop; on the agent thread itself it only asks, and returns false (a handler ends the agent with
+     * {@link Control#exit}).
      */
     public boolean stop(Duration timeout) {
+        requestStop();
+        if (Thread.currentThread() == thread) {
+            return false;
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (awaitExit(timeout).isEmpty()) {
+            return false;
+        }
+        if (forExit) {
+            return true;
+        }
+        try {
+            return released.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * SIGTERM's stop, on the way out of the process: asks for the stop as {@link #stop} does and returns at once
+     * (it runs on the signal's thread). {@link #awaitExit} returns once {@link Handler#stop} returned; from then on
+     * {@link #stop} waits no longer for {@link Handler#release}, which the process's exit need not wait for.
+     */
+    public void stopForExit() {
+        forExit = true;
+        requestStop();
+    }
+
+    private void requestStop() {
         synchronized (this) {
             if (!stopRequested) {
                 stopRequested = true;
@@ -381,10 +435,6 @@ public final class Supervisor<S, E> {
                 }
             }
         }
-        if (Thread.currentThread() == thread) {
-            return false;
-        }
-        return awaitExit(timeout).isPresent();
     }
 
     /** Blocks until the agent has ended; its exit status. */
@@ -556,6 +606,13 @@ public final class Supervisor<S, E> {
             timersSet.clear();
             queue.clear();
             exit.complete(status);
+        }
+        try {
+            handler.release();
+        } catch (RuntimeException | Error e) {
+            LOG.log(Level.WARNING, "the agent did not release everything it held", e);
+        } finally {
+            released.countDown();
         }
     }
 

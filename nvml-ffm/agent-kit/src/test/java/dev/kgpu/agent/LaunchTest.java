@@ -3,6 +3,8 @@ package dev.kgpu.agent;
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.config.UsageRequestedException;
 import org.junit.jupiter.api.Test;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -119,5 +121,43 @@ class LaunchTest {
 
         assertThat(status).isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("kgpu-test: invalid configuration: INTERVAL");
+    }
+
+    @Test
+    void aSupervisorStartedUnderMainStopsOnSigtermAndTheEntryPointReturnsItsStatus() throws Exception {
+        assertThat(StopSignalTest.sigtermIgnored()).as("this test JVM was started with SIGTERM ignored").isFalse();
+        SupervisorTest.Recorder handler = new SupervisorTest.Recorder();
+        AtomicInteger status = new AtomicInteger(-1);
+        SignalHandler jvms = Signal.handle(new Signal("TERM"), SignalHandler.SIG_DFL);
+        Signal.handle(new Signal("TERM"), jvms);
+        try {
+            launch.main(new String[] {"30s"}, status::set, settings -> status.set(launch.run(new String[0], name -> null,
+                    launched -> {
+                        Supervisor<String, String> supervisor = Supervisor.builder(SupervisorTest.THREAD, handler)
+                                .start(launched.settings().interval());
+                        Signal.raise(new Signal("TERM")); // as the kubelet stops a container
+                        return supervisor.awaitExit();
+                    })));
+        } finally {
+            Signal.handle(new Signal("TERM"), jvms); // the test JVM's own SIGTERM behaviour again
+        }
+
+        assertThat(status).hasValue(0);
+        assertThat(handler.calls).containsExactly("start 30s", "stop Stopped");
+    }
+
+    @Test
+    void aSupervisorStartedWithoutMainLeavesSigtermAlone() {
+        SignalHandler before = Signal.handle(new Signal("TERM"), SignalHandler.SIG_DFL);
+        Signal.handle(new Signal("TERM"), before);
+        Supervisor<String, String> supervisor = Supervisor.builder(SupervisorTest.THREAD, new SupervisorTest.Recorder())
+                .start("v1");
+        try {
+            SignalHandler now = Signal.handle(new Signal("TERM"), before);
+            // sun.misc.Signal wraps the handler anew at each call: the same handler prints the same
+            assertThat(now).as("dev mode and tests keep the JVM's SIGTERM").hasToString(before.toString());
+        } finally {
+            supervisor.stop(SupervisorTest.WAIT);
+        }
     }
 }

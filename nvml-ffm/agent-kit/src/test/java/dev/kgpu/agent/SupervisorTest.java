@@ -42,7 +42,7 @@ class SupervisorTest {
     static final String THREAD = "test-supervisor";
 
     /** Records every call with its thread; each event runs {@code onEvent} (to throw, block or exit). */
-    static final class Recorder implements Supervisor.Handler<String, String> {
+    static class Recorder implements Supervisor.Handler<String, String> {
         final BlockingQueue<String> calls = new LinkedBlockingQueue<>();
         final List<String> threads = new CopyOnWriteArrayList<>();
         final AtomicReference<Ending> ending = new AtomicReference<>();
@@ -413,6 +413,59 @@ class SupervisorTest {
         assertThat(interrupted.get()).isTrue();
         assertThat(handler.interruptedInStop).isFalse();
         assertThat(supervisor.awaitExit()).isZero();
+    }
+
+    @Test
+    void aStopWaitsForTheReleaseWhichRunsAfterTheExitStatusIsKnown() throws Exception {
+        CountDownLatch releasing = new CountDownLatch(1);
+        CountDownLatch finishRelease = new CountDownLatch(1);
+        Recorder handler = new Recorder() {
+            @Override
+            public void release() {
+                record("release");
+                releasing.countDown();
+                await(finishRelease);
+            }
+        };
+        Supervisor<String, String> supervisor = start(handler);
+        handler.next();
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try {
+            Future<Boolean> stop = caller.submit(() -> supervisor.stop(WAIT));
+            assertThat(releasing.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+
+            assertThat(supervisor.awaitExit(WAIT)).as("the status is known before the release").isEqualTo(OptionalInt.of(0));
+            assertThat(stop).isNotDone();
+            finishRelease.countDown();
+            assertThat(stop.get()).isTrue();
+        } finally {
+            caller.shutdownNow();
+        }
+        assertThat(handler.calls).containsExactly("stop Stopped", "release");
+    }
+
+    @Test
+    void afterAStopForTheProcesssExitNobodyWaitsForTheRelease() throws Exception {
+        CountDownLatch finishRelease = new CountDownLatch(1);
+        Recorder handler = new Recorder() {
+            @Override
+            public void release() {
+                record("release");
+                await(finishRelease);
+            }
+        };
+        Supervisor<String, String> supervisor = start(handler);
+        handler.next();
+        try {
+            supervisor.stopForExit();
+
+            assertThat(supervisor.awaitExit(WAIT)).isEqualTo(OptionalInt.of(0));
+            assertThat(handler.next()).isEqualTo("stop Stopped");
+            assertThat(handler.next()).isEqualTo("release");
+            assertThat(supervisor.stop(Duration.ofMillis(1))).as("the release still runs").isTrue();
+        } finally {
+            finishRelease.countDown();
+        }
     }
 
     @Test

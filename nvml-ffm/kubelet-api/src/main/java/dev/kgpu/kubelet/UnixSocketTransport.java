@@ -61,7 +61,7 @@ public final class UnixSocketTransport implements AutoCloseable {
         Files.createDirectories(socket.toAbsolutePath().getParent());
         Files.deleteIfExists(socket);
         NettyServerBuilder builder = NettyServerBuilder.forAddress(UnixDomainSocketAddress.of(socket))
-                .channelType(NioServerDomainSocketChannel.class)
+                .channelFactory(NioServerDomainSocketChannel::new) // no reflection: a native image needs none
                 .bossEventLoopGroup(boss)
                 .workerEventLoopGroup(workers)
                 .permitKeepAliveWithoutCalls(true)
@@ -82,7 +82,7 @@ public final class UnixSocketTransport implements AutoCloseable {
     /** A channel to the gRPC server on {@code socket}; it connects lazily, on the first call. */
     public ManagedChannel dial(Path socket) {
         return NettyChannelBuilder.forAddress(UnixDomainSocketAddress.of(socket))
-                .channelType(NioDomainSocketChannel.class)
+                .channelFactory(NioDomainSocketChannel::new)
                 .eventLoopGroup(workers)
                 .overrideAuthority(AUTHORITY)
                 .usePlaintext()

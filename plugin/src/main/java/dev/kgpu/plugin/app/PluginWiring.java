@@ -63,8 +63,8 @@ public class PluginWiring {
     }
 
     /**
-     * Quarkus stops the application from its shutdown hook (SIGTERM), while {@code PluginMain} waits for the exit
-     * status; the JVM halts once the hook is done, so the hook waits for the stop.
+     * Quarkus stops the application (after SIGTERM stopped the node and {@code PluginMain} returned its status, or from
+     * its shutdown hook); the JVM halts once the hook is done, so the hook waits for the stop.
      */
     void onShutdown(@Observes ShutdownEvent event) {
         stop();

@@ -142,18 +142,28 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
     }
 
     /**
-     * The end (SIGTERM, shutdown, or the node gave up): every front-end stops serving (sockets removed), the device
-     * source is closed.
+     * The end (SIGTERM, shutdown, or the node gave up): every front-end stops serving (sockets removed, CDI specs
+     * cleaned up). NVML is closed by {@link #release()}, which the process's exit need not wait for.
      */
     @Override
     public void stop(Supervisor.Ending why) {
         LOG.log(System.Logger.Level.INFO, "stopping: removing the plugin''s sockets");
+        tellFrontEnds(new Problem.Stopped());
+        running = false;
+        publishStatus();
+    }
+
+    /**
+     * After the stop: the health watch and the device source are closed. Closing NVML's event watch waits for its
+     * thread to leave {@code nvmlEventSetWait} (up to half a second); a process exiting on SIGTERM does not wait for
+     * that, as the driver releases a process's NVML state when it exits (as for NVIDIA's plugin).
+     */
+    @Override
+    public void release() {
         if (healthWatch != null) {
             healthWatch.close();
         }
-        stopServing(new Problem.Stopped());
-        running = false;
-        publishStatus();
+        closeSource();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -249,12 +259,16 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
      * when the node stops for good.
      */
     private void stopServing(Problem why) {
+        tellFrontEnds(why);
+        closeSource();
+    }
+
+    private void tellFrontEnds(Problem why) {
         boolean wasServing = notServing == null;
         notServing = why;
         if (wasServing || why instanceof Problem.Stopped) {
             frontEnds.forEach(f -> f.frontEnd().stopServing(why));
         }
-        closeSource();
     }
 
     private void closeSource() {

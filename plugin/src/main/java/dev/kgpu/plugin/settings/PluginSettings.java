@@ -1,6 +1,7 @@
 package dev.kgpu.plugin.settings;
 
 import dev.kgpu.agent.settings.ConfigLoader;
+import dev.kgpu.agent.settings.HttpSettings;
 import dev.kgpu.agent.settings.Setting;
 import dev.kgpu.config.ConfigWarning;
 import dev.kgpu.config.InvalidConfigException;
@@ -73,6 +74,7 @@ public record PluginSettings(NodeSettings node, Optional<DevicePluginSettings> d
         all.addAll(DevicePluginSettings.SETTINGS);
         all.add(KUBELET_APIS);
         all.addAll(DraSettings.SETTINGS);
+        all.add(HttpSettings.PORT);
         return List.copyOf(all);
     }
 

@@ -53,4 +53,9 @@ public final class ExitReasons<S, E> implements Supervisor.Handler<S, E> {
         }
         handler.stop(why);
     }
+
+    @Override
+    public void release() {
+        handler.release();
+    }
 }

@@ -4,6 +4,7 @@ import dev.kgpu.agent.settings.ConfigLoader;
 import dev.kgpu.agent.settings.NvmlSettings;
 import dev.kgpu.agent.settings.Setting;
 import dev.kgpu.config.ConfigWarning;
+import dev.kgpu.agent.settings.HttpSettings;
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.config.UsageRequestedException;
 import dev.kgpu.config.ValidationFailure;
@@ -188,7 +189,7 @@ public record ValidatorSettings(List<Component> components, Mode mode, String no
             DEV_ROOT_CTR_PATH, VALIDATOR_IMAGE, PULL_POLICY, PULL_SECRETS, RUNTIME_CLASS, NvmlSettings.LIBRARY,
             CUDA_SAMPLE_IMAGE, CDI_SPEC_DIR, SIMULATED_DEVICE_NODES, MODE, REVALIDATE_INTERVAL, PLUGIN_WAIT_TRIES,
             POD_WAIT_TRIES, PLUGIN_DEVICE_CLASS, METRICS_PORT, GPU_DIRECT_RDMA_ENABLED, USE_HOST_MOFED, HOST_ROOT,
-            DEFAULT_GPU_WORKLOAD_CONFIG);
+            DEFAULT_GPU_WORKLOAD_CONFIG, HttpSettings.PORT);
 
     public ValidatorSettings {
         components = List.copyOf(components);

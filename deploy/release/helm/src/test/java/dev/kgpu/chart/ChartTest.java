@@ -303,8 +303,18 @@ class ChartTest {
         for (String agent : List.of("plugin", "discovery", "exporter")) {
             Container gate = daemonSet(objects, "kgpu-" + agent).getSpec().getTemplate().getSpec().getInitContainers().getFirst();
             assertThat(gate.getImage()).isEqualTo("ghcr.io/kgpu/validator:" + VERSION);
-            assertThat(gate.getCommand()).startsWith("/opt/java/bin/java").endsWith("wait-for", "/run/nvidia/validations/toolkit-ready");
+            assertThat(gate.getCommand()).containsExactly("/opt/kgpu/validator", "wait-for", "/run/nvidia/validations/toolkit-ready");
         }
+        Container validator = daemonSet(objects, "kgpu-validator").getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertThat(validator.getLifecycle().getPreStop().getExec().getCommand())
+                .containsExactly("/opt/kgpu/validator", "remove-ready-files", "/run/nvidia/validations");
+    }
+
+    @Test
+    void jvmImagesGetTheJvmsStartCommand() throws IOException {
+        List<HasMetadata> objects = render("{image: {flavour: jvm}, validations: {gate: true}}");
+        Container gate = daemonSet(objects, "kgpu-plugin").getSpec().getTemplate().getSpec().getInitContainers().getFirst();
+        assertThat(gate.getCommand()).startsWith("/opt/java/bin/java").endsWith("wait-for", "/run/nvidia/validations/toolkit-ready");
         Container validator = daemonSet(objects, "kgpu-validator").getSpec().getTemplate().getSpec().getContainers().getFirst();
         assertThat(validator.getLifecycle().getPreStop().getExec().getCommand())
                 .startsWith("/opt/java/bin/java").endsWith("remove-ready-files", "/run/nvidia/validations");

@@ -89,6 +89,6 @@ class DiscoveryImageIT {
         var status = discovery.processStatus();
         assertThat(status.get("Uid")).startsWith("65532\t");
         assertThat(status.get("CapEff")).isEqualTo("0000000000000000");
-        assertThat(discovery.maps("/opt/kgpu/app.aot")).as("the JVM mapped its AOT cache").isTrue();
+        assertThat(discovery.maps(Images.mappedFile("discovery"))).as("the agent runs from %s", Images.mappedFile("discovery")).isTrue();
     }
 }

@@ -41,6 +41,33 @@ final class Images {
         return property("kgpu.version");
     }
 
+    /** {@code native} (the agents' native executables, what ships) or {@code jvm}: build-images' --native or --jvm. */
+    static String flavour() {
+        String flavour = property("kgpu.images.flavour");
+        if (!flavour.equals("native") && !flavour.equals("jvm")) {
+            throw new IllegalStateException("kgpu.images.flavour was '" + flavour + "' but it must be native or jvm");
+        }
+        return flavour;
+    }
+
+    static boolean nativeImages() {
+        return flavour().equals("native");
+    }
+
+    /** The image's own start command: the entrypoint, which the chart's gate and preStop repeat with other arguments. */
+    static List<String> command(String agent) {
+        return nativeImages() ? List.of("/opt/kgpu/" + agent)
+                : List.of("/opt/java/bin/java", "@/opt/kgpu/jvm.options", "-XX:AOTCache=/opt/kgpu/app.aot", "-jar", "/opt/kgpu/quarkus-run.jar");
+    }
+
+    /**
+     * A file the running agent maps when it runs as its image means: the JVM's AOT cache, or the native
+     * executable itself (no JVM in the image to map anything else).
+     */
+    static String mappedFile(String agent) {
+        return nativeImages() ? "/opt/kgpu/" + agent : "/opt/kgpu/app.aot";
+    }
+
     static ImageLayout layout() {
         return ImageLayout.read(output().resolve("oci"));
     }

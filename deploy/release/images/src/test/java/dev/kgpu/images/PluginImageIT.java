@@ -73,6 +73,6 @@ class PluginImageIT {
         assertThat(status.get("Uid")).startsWith("0\t");
         assertThat(status.get("CapEff")).isEqualTo("0000000000000000");
         assertThat(status.get("NoNewPrivs")).isEqualTo("1");
-        assertThat(plugin.maps("/opt/kgpu/app.aot")).as("the JVM mapped its AOT cache").isTrue();
+        assertThat(plugin.maps(Images.mappedFile("plugin"))).as("the agent runs from %s", Images.mappedFile("plugin")).isTrue();
     }
 }

@@ -62,9 +62,8 @@ class ValidatorImageIT {
         ImageContainer.delete(host);
     }
 
-    /** The image's java command line, as the chart's gate and preStop spell it. */
-    static final List<String> JAVA = List.of("/opt/java/bin/java", "@/opt/kgpu/jvm.options", "-XX:AOTCache=/opt/kgpu/app.aot",
-            "-jar", "/opt/kgpu/quarkus-run.jar");
+    /** The image's command line, as the chart's gate and preStop spell it. */
+    static final List<String> JAVA = Images.command("validator");
 
     @Test
     @Order(1)
@@ -76,7 +75,7 @@ class ValidatorImageIT {
         var status = validator.processStatus();
         assertThat(status.get("Uid")).startsWith("0\t");
         assertThat(status.get("CapEff")).isEqualTo("0000000000000000");
-        assertThat(validator.maps("/opt/kgpu/app.aot")).as("the JVM mapped its AOT cache").isTrue();
+        assertThat(validator.maps(Images.mappedFile("validator"))).as("the agent runs from %s", Images.mappedFile("validator")).isTrue();
     }
 
     @Test

@@ -119,6 +119,8 @@ public final class AgentBenchmark {
             train(kgpu, SimulatedGpus.read(mock, options.profile()));
             return;
         }
+        options.kgpuJvmImages().ifPresent(layout -> subjects.add(KgpuImages.unpack(options.root(), layout,
+                options.workDir().resolve("images-2"), options.variant())));
         options.nvidiaBin().ifPresent(bin -> subjects.add(new NvidiaAgents(bin, options.nvidiaVersion())));
         subjects.forEach(recorded::subject);
         SimulatedGpus gpus = SimulatedGpus.read(mock, options.profile());
@@ -126,7 +128,7 @@ public final class AgentBenchmark {
         try {
             for (Subject subject : subjects) {
                 out.println("benchmark: " + subject.describe());
-                nodes.put(subject, BenchNode.create(options.workDir().resolve(subject instanceof KgpuImages ? "kgpu" : "nvidia"),
+                nodes.put(subject, BenchNode.create(options.workDir().resolve(subject instanceof KgpuImages ? "kgpu" + nodes.size() : "nvidia"),
                         options.root(), gpus, options.profile()));
             }
             out.println("benchmark: node " + gpus.describe() + "; " + options.runs() + " start-up runs per subject, then a "
@@ -388,7 +390,7 @@ public final class AgentBenchmark {
     }
 
     private void checkAotCache(Subject subject, AgentRun run) {
-        if (subject instanceof KgpuImages && !run.maps(KgpuImages.AOT_CACHE)) {
+        if (subject instanceof KgpuImages images && images.jvm() && !run.maps(KgpuImages.AOT_CACHE)) {
             results.note("the " + run.role().label() + " of " + subject.name() + " did not map " + KgpuImages.AOT_CACHE
                     + " (its AOT cache) in one run at least");
         }

@@ -27,12 +27,14 @@ import java.util.Optional;
  * @param variant          what is changed in kgpu's images for this run (a lever weighed without a rebuild), or
  *                         a training run
  */
-record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuRootfs, Optional<Path> nvidiaBin, String nvidiaVersion, String profile, int runs,
+record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Optional<Path> kgpuRootfs, Optional<Path> nvidiaBin, String nvidiaVersion, String profile, int runs,
                     Duration soak, int allocates, int scrapesPerSecond, Path workDir, Path json, KgpuImages.Variant variant) {
 
     static final String USAGE = """
             usage: images-benchmark [options]
               --kgpu-images=<dir>        OCI layout with kgpu's images (default <root>/deploy/release/images/target/oci)
+              --kgpu-jvm-images=<dir>    also measure the images of a second layout side by side, e.g. the JVM images
+                                         (build-images --jvm --output <dir>/..) beside the native ones
               --nvidia-bin=<dir>         also measure NVIDIA's nvidia-device-plugin and gpu-feature-discovery in <dir>
               --nvidia-version=<text>    what they were built from, e.g. "v0.17.4, go1.23.5"
               --profile=<name>           mock NVML profile of the node (default dgx-a100)
@@ -53,6 +55,7 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuRootfs, Optio
             """;
 
     private static final Setting<String> KGPU_IMAGES = flag("kgpu-images");
+    private static final Setting<String> KGPU_JVM_IMAGES = flag("kgpu-jvm-images");
     private static final Setting<String> NVIDIA_BIN = flag("nvidia-bin");
     private static final Setting<String> NVIDIA_VERSION = flag("nvidia-version");
     private static final Setting<String> PROFILE = flag("profile");
@@ -68,7 +71,7 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuRootfs, Optio
     private static final Setting<String> TRAIN = flag("train");
     private static final Setting<String> KGPU_ROOTFS = flag("kgpu-rootfs");
     /** The options {@link #USAGE} lists, read by the agents' shared {@link CommandLine}. */
-    private static final List<Setting<?>> FLAGS = List.of(KGPU_IMAGES, NVIDIA_BIN, NVIDIA_VERSION, PROFILE, RUNS, SOAK,
+    private static final List<Setting<?>> FLAGS = List.of(KGPU_IMAGES, KGPU_JVM_IMAGES, NVIDIA_BIN, NVIDIA_VERSION, PROFILE, RUNS, SOAK,
             ALLOCATES, SCRAPES_PER_SECOND, WORK_DIR, JSON, ROOT, JVM_OPTIONS, AOT_CACHES, TRAIN, KGPU_ROOTFS);
 
     private static Setting<String> flag(String name) {
@@ -78,6 +81,7 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuRootfs, Optio
     static BenchOptions parse(List<String> args) {
         Path root = Path.of("").toAbsolutePath();
         String images = null;
+        String jvmImages = null;
         String nvidia = null;
         String version = "unknown version";
         String profile = "dgx-a100";
@@ -101,6 +105,7 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuRootfs, Optio
             });
         }
         images = line.last(KGPU_IMAGES).orElse(images);
+        jvmImages = line.last(KGPU_JVM_IMAGES).orElse(jvmImages);
         nvidia = line.last(NVIDIA_BIN).orElse(nvidia);
         version = line.last(NVIDIA_VERSION).orElse(version);
         profile = line.last(PROFILE).orElse(profile);
@@ -138,7 +143,11 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuRootfs, Optio
                 Optional.ofNullable(jvmOptions).map(p -> Path.of(p).toAbsolutePath()),
                 Optional.ofNullable(aotCaches).map(p -> Path.of(p).toAbsolutePath()),
                 Optional.ofNullable(train).map(p -> Path.of(p).toAbsolutePath()));
+        if (jvmImages != null && !java.nio.file.Files.isRegularFile(Path.of(jvmImages, "index.json"))) {
+            throw new IllegalArgumentException("--kgpu-jvm-images was '" + jvmImages + "' but it is no OCI layout (no index.json)");
+        }
         return new BenchOptions(root, images == null ? root.resolve("deploy/release/images/target/oci") : Path.of(images).toAbsolutePath(),
+                Optional.ofNullable(jvmImages).map(p -> Path.of(p).toAbsolutePath()),
                 Optional.ofNullable(rootfs).map(p -> Path.of(p).toAbsolutePath()), Optional.ofNullable(nvidia).map(p -> Path.of(p).toAbsolutePath()), version, profile, runCount,
                 Duration.ofSeconds(soakSeconds), allocateCount, scrapeRate, Path.of(work).toAbsolutePath(),
                 json == null ? root.resolve("deploy/release/images/target/benchmark.json") : Path.of(json).toAbsolutePath(), variant);

@@ -21,11 +21,12 @@ import java.util.concurrent.TimeUnit;
  * kgpu's agents in their OCI images, as {@code deploy/release/images/build-images} made them: each image unpacked with
  * umoci (its root filesystem and its config: entrypoint, environment, user, working folder) and run daemonless with
  * {@code deploy/release/images/run-in-rootfs} (bubblewrap): read-only root, no capabilities, the image's user, a tmpfs at
- * {@code /tmp} (the chart's emptyDir), the image's entrypoint with its {@code jvm.options} and AOT cache, and the
+ * {@code /tmp} (the chart's emptyDir), the image's entrypoint (the native executable, or the JVM with its
+ * {@code jvm.options} and AOT cache), and the
  * environment its DaemonSet gives it pointed at the simulated node ({@link AgentEnvironment}, the simulated node's
  * own: discovery labels the Node through the API server), whose folder is mounted at the same path.
  */
-record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Variant variant) implements Subject {
+record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Variant variant, String name) implements Subject {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> AGENTS = List.of("plugin", "discovery", "exporter");
@@ -51,6 +52,10 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
 
     /** An unpacked image: its root filesystem and what its config says to run. */
     record Image(String ref, String digest, Path rootfs, List<String> args, List<String> env, int uid, int gid, String cwd) {
+
+        boolean jvm() {
+            return !args.isEmpty() && args.getFirst().endsWith("/java");
+        }
 
         /** From the image's OCI config: {@code Entrypoint} and {@code Cmd}, {@code Env}, {@code User} (uid:gid), {@code WorkingDir}. */
         static Image of(String ref, String digest, Path rootfs, JsonNode imageConfig) {
@@ -101,7 +106,7 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
             images.put(agent, Image.of(ref, digest, bundle.resolve("rootfs"), read(blob(ociLayout, read(blob(ociLayout, digest))
                     .path("config").path("digest").asText()))));
         }
-        return new KgpuImages(checkout, ociLayout, images, variant);
+        return new KgpuImages(checkout, ociLayout, images, variant, nameOf(images));
     }
 
     /**
@@ -121,16 +126,21 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
             throw new BenchmarkException("--kgpu-rootfs was '" + folder + "' but it holds no <agent>/image-config.json of "
                     + String.join(", ", AGENTS));
         }
-        return new KgpuImages(checkout, folder, images, variant);
+        return new KgpuImages(checkout, folder, images, variant, nameOf(images));
     }
 
     private static Path blob(Path ociLayout, String digest) {
         return ociLayout.resolve("blobs").resolve(digest.replace(':', '/'));
     }
 
-    @Override
-    public String name() {
-        return "kgpu (images)";
+    /** "kgpu native (images)" or "kgpu JVM (images)", by what the images' entrypoint runs. */
+    private static String nameOf(Map<String, Image> images) {
+        return images.values().stream().allMatch(Image::jvm) ? "kgpu JVM (images)" : "kgpu native (images)";
+    }
+
+    /** Whether these images run a JVM (with an AOT cache to map), not native executables. */
+    boolean jvm() {
+        return images.values().stream().allMatch(Image::jvm);
     }
 
     @Override
@@ -215,7 +225,7 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
         env.forEach((name, value) -> command.addAll(List.of("--setenv", name, value)));
         command.addAll(List.of("--chdir", image.cwd(), "--"));
         command.addAll(args);
-        return new AgentRun.Launch(command, "java");
+        return new AgentRun.Launch(command, Path.of(image.args().getFirst()).getFileName().toString());
     }
 
     /**

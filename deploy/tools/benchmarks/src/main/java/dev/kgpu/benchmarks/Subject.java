@@ -5,7 +5,7 @@ import java.nio.file.Path;
 /** What the benchmark measures: kgpu's agents in their images, or NVIDIA's agents built from their sources. */
 sealed interface Subject permits KgpuImages, NvidiaAgents {
 
-    /** The column heading, e.g. {@code kgpu (images)}. */
+    /** The column heading, e.g. {@code kgpu native (images)}. */
     String name();
 
     /** One line saying exactly what runs (image digests, binaries and their version). */

@@ -21,10 +21,12 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The bundle a developer copies to a GPU machine, made by {@code deploy/tools/gpu-check/bundle} (with its jlinked
- * runtime, so the agents run on exactly what the GPU machine gets), unpacked, and its {@code run} script
- * against the mock as CI's stand-in for a GPU: every value matches; a fake nvidia-smi that says one
- * different thing makes it exit 1 naming that field; a bad option exits 2 with one line.
+ * The bundle a developer copies to a GPU machine, made by {@code deploy/tools/gpu-check/bundle} (the agents as
+ * {@code kgpu.gpu-check.agents} says: their native executables under {@code -Pnative}, else their packaged apps;
+ * with its jlinked runtime for the check, so everything runs on exactly what the GPU machine gets), unpacked,
+ * and its {@code run} script against the mock as CI's stand-in for a GPU: every value matches; a fake
+ * nvidia-smi that says one different thing makes it exit 1 naming that field; a bad option exits 2 with one
+ * line; without {@code --out} the report goes under {@code TMPDIR}, never into the caller's folder.
  *
  * <p>About 2 minutes on a loaded 2-CPU machine: the bundle (jlink, jar rewriting, tar) ~35 s, the full
  * check ~60 s (four agents started one after another), the one-step check ~10 s.
@@ -35,15 +37,21 @@ class GpuCheckIT {
     private static final Path ROOT = Path.of(System.getProperty("kgpu.root", "../../..")).toAbsolutePath().normalize();
     private static final Path TARGET = Path.of(System.getProperty("kgpu.gpu-check.target", "target")).toAbsolutePath();
     private static final Path IT = TARGET.resolve("gpu-check-it");
+    private static final String AGENTS = System.getProperty("kgpu.gpu-check.agents", "jvm");
     private static Path run;
 
     private record Result(int status, String output) {
     }
 
     private static Result exec(List<String> command, Map<String, String> env, long timeoutSeconds) throws IOException, InterruptedException {
+        return exec(command, env, timeoutSeconds, ROOT);
+    }
+
+    private static Result exec(List<String> command, Map<String, String> env, long timeoutSeconds, Path directory)
+            throws IOException, InterruptedException {
         Files.createDirectories(IT);
         Path log = Files.createTempFile(IT, "exec", ".log");
-        ProcessBuilder builder = new ProcessBuilder(command).directory(ROOT.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         builder.environment().putAll(env);
         Process process = builder.start();
@@ -59,7 +67,7 @@ class GpuCheckIT {
     static void bundle() throws IOException, InterruptedException {
         Path tar = IT.resolve("kgpu-gpu-check.tar");
         Result bundled = exec(List.of(ROOT.resolve("deploy/tools/gpu-check/bundle").toString(), "--compression", "none",
-                "--output", tar.toString()), Map.of(), 600);
+                "--agents", AGENTS, "--output", tar.toString()), Map.of(), 600);
         assertThat(bundled.status()).as(bundled.output()).isZero();
         Path unpacked = IT.resolve("unpacked");
         exec(List.of("rm", "-rf", unpacked.toString()), Map.of(), 60);
@@ -68,6 +76,10 @@ class GpuCheckIT {
         assertThat(untar.status()).as(untar.output()).isZero();
         run = unpacked.resolve("kgpu-gpu-check/run");
         assertThat(unpacked.resolve("kgpu-gpu-check/runtime/bin/java")).isExecutable();
+        if (AGENTS.equals("native")) {
+            assertThat(bundled.output()).contains("agents: native executables");
+            assertThat(unpacked.resolve("kgpu-gpu-check/plugin/target/quarkus-app")).doesNotExist();
+        }
     }
 
     private static JsonNode report(Path out) throws IOException {
@@ -81,7 +93,8 @@ class GpuCheckIT {
         Result result = exec(List.of(run.toString(), "--mock", "--out", out.toString(), "--timeout", "400"), Map.of(), 560);
 
         assertThat(result.status()).as(result.output()).isZero();
-        assertThat(result.output()).contains("# kgpu GPU check: all match", "gpu-check: report: " + out.resolve("report.md"));
+        assertThat(result.output()).contains("# kgpu GPU check: all match", "gpu-check: report: " + out.resolve("report.md"),
+                "agents: " + AGENTS);
         JsonNode report = report(out);
         assertThat(report.get("outcome").asText()).isEqualTo("all-match");
         assertThat(report.get("nvml").get("gpus")).hasSize(8);
@@ -137,5 +150,28 @@ class GpuCheckIT {
 
         assertThat(result.status()).isEqualTo(2);
         assertThat(result.output().strip()).isEqualTo("gpu-check: --timeout was 'forever' but it must be a whole number of seconds from 10 to 3600");
+    }
+
+    @Test
+    @Order(4)
+    void withoutOutTheReportGoesUnderTmpdirNotIntoTheCallersFolder() throws IOException, InterruptedException {
+        Path caller = Files.createDirectories(IT.resolve("caller-folder"));
+        Path tmp = Files.createDirectories(IT.resolve("tmpdir"));
+        exec(List.of("rm", "-rf", caller.toString() + "/", tmp.toString() + "/"), Map.of(), 60);
+        Files.createDirectories(caller);
+        Files.createDirectories(tmp);
+
+        Result result = exec(List.of(run.toString(), "--mock", "--steps", "nvml"), Map.of("TMPDIR", tmp.toString()), 300, caller);
+
+        assertThat(result.status()).as(result.output()).isZero();
+        try (var left = Files.list(caller)) {
+            assertThat(left.toList()).as("the caller's folder").isEmpty();
+        }
+        try (var reports = Files.list(tmp)) {
+            Path report = reports.filter(p -> p.getFileName().toString().startsWith("kgpu-gpu-check-")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no kgpu-gpu-check-* report folder under " + tmp + ":\n" + result.output()));
+            assertThat(report.resolve("report.md")).exists();
+            assertThat(result.output()).contains("gpu-check: report: " + report.resolve("report.md"));
+        }
     }
 }

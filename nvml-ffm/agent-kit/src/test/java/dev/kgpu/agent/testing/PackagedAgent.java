@@ -21,7 +21,8 @@ import java.util.function.BooleanSupplier;
  * One packaged agent ({@code <module>/target/quarkus-app/quarkus-run.jar}) run as a process, as its image runs
  * it ({@code java @deploy/release/images/jvm.options -jar quarkus-run.jar}: a 48 MiB heap, so a bomb that got past the
  * budgets would end in OutOfMemoryError here), with its stdout and stderr kept whole in files: for the corpus
- * rows that must be seen end to end (exit status, every line printed, SIGHUP).
+ * rows that must be seen end to end (exit status, every line printed, SIGHUP). Under the native profile the
+ * same tests launch the module's native executable instead ({@link #command()}).
  *
  * <pre>{@code
  * try (PackagedAgent plugin = PackagedAgent.start(dir, Map.of("CONFIG_FILE", "/dev/zero"))) {
@@ -42,8 +43,14 @@ public final class PackagedAgent implements AutoCloseable {
         }
     }
 
-    /** The status of a JVM that ran its shutdown hooks after SIGTERM: 128 + 15, as the kubelet expects it. */
-    public static final int STOPPED_BY_SIGTERM = 143;
+    /**
+     * The status of an agent stopped by SIGTERM: 0, as NVIDIA's agents exit after a clean stop
+     * ({@code dev.kgpu.agent.StopSignal}; a JVM left to itself would end with 143, 128 + 15).
+     */
+    public static final int STOPPED_BY_SIGTERM = 0;
+
+    /** The system property naming the native executable to launch instead of the jar (Quarkus' convention). */
+    public static final String NATIVE_IMAGE_PATH = "native.image.path";
 
     private final Process process;
     private final Path stdout;
@@ -61,12 +68,7 @@ public final class PackagedAgent implements AutoCloseable {
      * @param dir where its output files go
      */
     public static PackagedAgent start(Path dir, Map<String, String> env, String... args) {
-        Path jar = Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath();
-        if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException(jar + " was missing but it must be there: run the module's package phase first");
-        }
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "@" + jvmOptions(), "-jar", jar.toString()));
+        List<String> command = new ArrayList<>(command());
         command.addAll(List.of(args));
         try {
             Files.createDirectories(dir);
@@ -78,6 +80,29 @@ public final class PackagedAgent implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * How this module's packaged agent is launched, before its own arguments: its native executable when the
+     * system property {@value #NATIVE_IMAGE_PATH} names one (the native Maven profile sets it, as Quarkus' own
+     * {@code @QuarkusIntegrationTest} reads it), else {@code java @deploy/release/images/jvm.options -jar
+     * target/quarkus-app/quarkus-run.jar} with this JVM's {@code java}.
+     */
+    public static List<String> command() {
+        String executable = System.getProperty(NATIVE_IMAGE_PATH, "");
+        if (!executable.isBlank()) {
+            Path runner = Path.of(executable).toAbsolutePath();
+            if (!Files.isExecutable(runner)) {
+                throw new IllegalStateException(runner + " (" + NATIVE_IMAGE_PATH + ") was missing but it must be there: "
+                        + "build it with the module's native profile first");
+            }
+            return List.of(runner.toString());
+        }
+        Path jar = Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath();
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " was missing but it must be there: run the module's package phase first");
+        }
+        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "@" + jvmOptions(), "-jar", jar.toString());
     }
 
     /** The images' JVM options, {@code deploy/release/images/jvm.options} of the checkout the module is in. */

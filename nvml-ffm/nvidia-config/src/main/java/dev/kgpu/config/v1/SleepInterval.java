@@ -25,8 +25,9 @@ public sealed interface SleepInterval permits SleepInterval.Every, SleepInterval
 
     /**
      * The shortest interval kgpu relabels at. NVIDIA's GFD accepts any duration, {@code 0}, a negative one
-     * or a bare number of nanoseconds included, and then relabels in a busy loop; kgpu accepts the same
-     * values (one file starts both) and relabels no more often than this.
+     * or a bare number of nanoseconds included, and then relabels in a busy loop; kgpu reads the same values
+     * (one file starts both) and relabels no more often than this. Feature discovery refuses a negative one
+     * ({@code FeatureDiscoveryConfig}): the plugin, which reads the same file, ignores it.
      */
     Duration SHORTEST = Duration.ofSeconds(1);
 

@@ -42,7 +42,12 @@ final class NvmlGpmSampler implements GpmSampler {
     private final NvmlSession session;
     private final NvmlGpu gpu;
     private final OptionalInt gpuInstanceId;
-    private final Arena arena = Arena.ofShared();
+    /**
+     * The request and the pointer NVML writes the samples' addresses into; freed by the GC once the sampler is
+     * gone. Not a shared arena closed in {@link #close}: native images support closing one only with
+     * -H:+SharedArenaSupport, which instruments every memory access of the image.
+     */
+    private final Arena arena = Arena.ofAuto();
     private final MemorySegment request;
     private MemorySegment older;
     private MemorySegment newer;
@@ -70,7 +75,6 @@ final class NvmlGpmSampler implements GpmSampler {
             if (newer != null) {
                 NvmlNative.nvmlGpmSampleFree(newer);
             }
-            arena.close();
             throw e;
         }
     }
@@ -127,7 +131,6 @@ final class NvmlGpmSampler implements GpmSampler {
         session.closedResource(this);
         NvmlNative.nvmlGpmSampleFree(older);
         NvmlNative.nvmlGpmSampleFree(newer);
-        arena.close();
     }
 
     @Override

@@ -22,13 +22,20 @@ class BundleFilesTest {
     private Path jar(Path file) throws IOException {
         Files.createDirectories(file.getParent());
         try (ZipOutputStream zip = new ZipOutputStream(Files.newOutputStream(file))) {
-            zip.putNextEntry(new ZipEntry("META-INF/MANIFEST.MF"));
+            zip.putNextEntry(entry("META-INF/MANIFEST.MF"));
             zip.write("Manifest-Version: 1.0\nMulti-Release: true\n\n".getBytes(StandardCharsets.UTF_8));
-            zip.putNextEntry(new ZipEntry("a/"));
-            zip.putNextEntry(new ZipEntry("a/B.class"));
+            zip.putNextEntry(entry("a/"));
+            zip.putNextEntry(entry("a/B.class"));
             zip.write("class bytes ".repeat(100).getBytes(StandardCharsets.UTF_8));
         }
         return file;
+    }
+
+    /** An entry with a fixed time: two jars written a second apart are then the same bytes, as two copies of one library are. */
+    private static ZipEntry entry(String name) {
+        ZipEntry entry = new ZipEntry(name);
+        entry.setTime(1_767_225_600_000L);
+        return entry;
     }
 
     @Test

@@ -20,12 +20,19 @@ import java.util.Optional;
  * when it exists, and an environment that holds only what the agent is given (nothing of the user's shell
  * beyond PATH, HOME and the locale), so the user's KUBECONFIG or QUARKUS_* never leak in.
  *
+ * <p>With the system property {@value #NATIVE} set to {@code true} (the simulator's native profile sets it for its
+ * ITs) each agent runs as its native executable instead, {@code <module>/target/<module>-<version>-runner}, built
+ * with {@code -Pnative}: the same environment, no JVM options.
+ *
  * <p>Output goes to {@code logs/<agent>.log}; the validator's verdict lines (its stdout) to
  * {@code logs/validator.out}.
  */
 public final class AgentLauncher {
 
     private static final List<String> INHERITED = List.of("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER");
+
+    /** The system property that makes every agent start as its native executable. */
+    public static final String NATIVE = "kgpu.native-agents";
 
     private final Path root;
     private final Path java;
@@ -75,10 +82,20 @@ public final class AgentLauncher {
     public static void checkBuilt(Path root, Collection<Agent> agents) {
         List<String> missing = new ArrayList<>();
         for (Agent agent : agents) {
+            if (Boolean.getBoolean(NATIVE)) {
+                if (nativeExecutable(root, agent).isEmpty()) {
+                    missing.add(agent.id() + "/target/" + agent.id() + "-*-runner");
+                }
+                continue;
+            }
             Path jar = agent.appDirectory(root).resolve("quarkus-run.jar");
             if (!Files.isRegularFile(jar)) {
                 missing.add(root.relativize(jar).toString());
             }
+        }
+        if (!missing.isEmpty() && Boolean.getBoolean(NATIVE)) {
+            throw new SimulatorException.NotBuilt("the agents' native executables are not built (" + String.join(", ", missing)
+                    + " missing): run ./mvnw -B -DskipTests -Pnative package first");
         }
         if (!missing.isEmpty()) {
             throw new SimulatorException.NotBuilt("the agents are not built (" + String.join(", ", missing)
@@ -109,21 +126,38 @@ public final class AgentLauncher {
         }
     }
 
+    /** The agent's native executable, {@code <module>/target/<module>-*-runner}, when it was built. */
+    static Optional<Path> nativeExecutable(Path root, Agent agent) {
+        Path target = root.resolve(agent.id()).resolve("target");
+        try (var files = Files.list(target)) {
+            return files.filter(f -> f.getFileName().toString().matches(agent.id() + "-.*-runner") && Files.isExecutable(f))
+                    .findFirst();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
     /** Spawns {@code agent} with {@code agentEnvironment} on top of the inherited basics. */
     public AgentProcess start(Agent agent, int port, Map<String, String> agentEnvironment) {
         Path app = agent.appDirectory(root);
         List<String> command = new ArrayList<>();
-        command.add(java.toString());
-        jvmOptions.ifPresent(file -> command.add("@" + file));
-        Path aot = app.resolve("app.aot");
         AotCache cache = AotCache.none();
-        if (Files.isRegularFile(aot)) {
-            command.add("-XX:AOTCache=" + aot);
-            cache = AotCache.of(aot);
+        Optional<Path> executable = Boolean.getBoolean(NATIVE) ? nativeExecutable(root, agent) : Optional.empty();
+        if (executable.isPresent()) {
+            command.add(executable.get().toString());
+            app = executable.get().getParent();
+        } else {
+            command.add(java.toString());
+            jvmOptions.ifPresent(file -> command.add("@" + file));
+            Path aot = app.resolve("app.aot");
+            if (Files.isRegularFile(aot)) {
+                command.add("-XX:AOTCache=" + aot);
+                cache = AotCache.of(aot);
+            }
+            command.add("--enable-native-access=ALL-UNNAMED");
+            command.add("-jar");
+            command.add(app.resolve("quarkus-run.jar").toString());
         }
-        command.add("--enable-native-access=ALL-UNNAMED");
-        command.add("-jar");
-        command.add(app.resolve("quarkus-run.jar").toString());
 
         ProcessBuilder builder = new ProcessBuilder(command).directory(app.toFile());
         Map<String, String> env = builder.environment();
