@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
@@ -300,6 +301,40 @@ static int run_command(const char *command, char *out, size_t outlen) {
 
 /* ---- the daemon ----------------------------------------------------------------------------------------------- */
 
+static int compare_int(const void *a, const void *b) {
+    return *(const int *) a - *(const int *) b;
+}
+
+/* closes [from, to] (to may be INT_MAX) */
+static void close_range_of(int from, int to) {
+    if (to < from) {
+        return;
+    }
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, (unsigned) from, to == INT_MAX ? ~0U : (unsigned) to, 0) == 0) {
+        return;
+    }
+#endif
+    long max = sysconf(_SC_OPEN_MAX);
+    int last = (int) (max > 0 && max < 65536 ? max : 65536) - 1;
+    for (int fd = from; fd <= to && fd <= last; fd++) {
+        close(fd);
+    }
+}
+
+/* closes every descriptor from 3 up but those in keep (a daemon holds nothing its caller may wait on) */
+static void close_others(int *keep, int n) {
+    qsort(keep, (size_t) n, sizeof keep[0], compare_int);
+    int from = 3;
+    for (int i = 0; i < n; i++) {
+        if (keep[i] >= from) {
+            close_range_of(from, keep[i] - 1);
+            from = keep[i] + 1;
+        }
+    }
+    close_range_of(from, INT_MAX);
+}
+
 static void on_signal(int sig) {
     stop_signal = sig;
 }
@@ -498,6 +533,8 @@ static int run_daemon(int background) {
                 close(devnull);
             }
         }
+        int keep[4] = { listen_fd, ready[1], fileno(log_file), command_log != NULL ? fileno(command_log) : listen_fd };
+        close_others(keep, 4);
         if (chdir("/") != 0) {
             /* stays where it was; nothing depends on it */
         }

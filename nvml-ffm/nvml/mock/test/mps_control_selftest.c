@@ -344,6 +344,29 @@ static void test_sigterm_and_restart(void) {
     CHECK(r.status == 0 && wait_exit(pid, limit_ms(1000)) == 0, "quit after restart");
 }
 
+/* a descriptor the caller lets the daemon inherit (as a careless launcher would) is closed in the daemon, so a
+ * caller waiting for EOF on it is not kept waiting by the daemon */
+static void test_inherited_descriptor(void) {
+    mps_env e;
+    env_for(&e, tmpdir, "inherited");
+    int p[2];
+    if (pipe(p) != 0) { /* no O_CLOEXEC: the -d process inherits both ends */
+        CHECK(0, "pipe");
+        return;
+    }
+    result r = run(&e, "-d", NULL, limit_ms(1000));
+    CHECK(r.status == 0, "-d: %d '%s'", r.status, r.err);
+    close(p[1]);
+    struct pollfd pf = { p[0], POLLIN, 0 };
+    char c;
+    int ready = poll(&pf, 1, limit_ms(100));
+    CHECK(ready == 1 && read(p[0], &c, 1) == 0, "the daemon keeps an inherited descriptor open (poll %d)", ready);
+    close(p[0]);
+    pid_t pid = daemon_pid(&e);
+    r = client(&e, "quit");
+    CHECK(r.status == 0 && wait_exit(pid, limit_ms(1000)) == 0, "quit");
+}
+
 static void test_stale_socket(void) {
     mps_env e;
     env_for(&e, tmpdir, "stale");
@@ -476,6 +499,7 @@ int main(int argc, char **argv) {
         { "no daemon", test_no_daemon },
         { "NVIDIA's sequence", test_nvidia_sequence },
         { "SIGTERM and restart", test_sigterm_and_restart },
+        { "inherited descriptor", test_inherited_descriptor },
         { "stale socket", test_stale_socket },
         { "foreground", test_foreground },
         { "failures", test_failures },
