@@ -127,6 +127,21 @@ class MpsControlDaemonIT {
     }
 
     @Test
+    void aChangedConfigFileRestartsTheDaemonsAsSighupDoes() {
+        useProfile("rtx3060");
+        try (MockMpsDaemon agent = MockMpsDaemon.start(dir, mps(4, false))) {
+            long first = agent.awaitReady().running().get(GPU);
+
+            agent.rewriteConfig(mps(5, false)); // no SIGHUP: the agent sees the file's new contents itself
+
+            Await.until(() -> agent.daemon.status().ready() && agent.daemon.status().running().get(GPU) != first,
+                    MockMpsDaemon.WAIT, "a daemon of the new config; last " + agent.daemon.status());
+            assertThat(alive(first)).as("the first daemon ended").isFalse();
+            assertThat(agent.ask(GPU, "get_default_active_thread_percentage").output()).isEqualTo("20.0");
+        }
+    }
+
+    @Test
     void aDaemonThatDiesIsStartedAgain() {
         useProfile("rtx3060");
         try (MockMpsDaemon agent = MockMpsDaemon.start(dir, mps(4, false))) {

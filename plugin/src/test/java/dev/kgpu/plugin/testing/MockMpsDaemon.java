@@ -56,11 +56,16 @@ public final class MockMpsDaemon implements AutoCloseable {
         MpsDaemonSettings settings = MpsWiring.load(new String[0], env::get);
         this.root = settings.mps().root();
         this.nvml = NvmlDeviceSource.factory(settings.node().nvml(), MigCapabilities.none()).open();
+        // a changed config file asks for a reload, as the application's wiring does
+        java.util.concurrent.atomic.AtomicReference<Supervisor<MpsDaemonSettings, Runnable>> self =
+                new java.util.concurrent.atomic.AtomicReference<>();
         this.daemon = new MpsControlDaemon(NvmlDeviceSource.factory(settings.node().nvml(), MigCapabilities.none()),
-                MpsWiring::plan, Optional.empty(), RETRIES, () -> { });
+                MpsWiring::plan, Optional.empty(), RETRIES,
+                () -> Optional.ofNullable(self.get()).ifPresent(Supervisor::reload));
         this.supervisor = Supervisor.builder(MpsControlDaemon.THREAD_NAME, ExitReasons.recording(daemon, exits))
                 .reloads(MpsControlDaemon.RUNNING, () -> MpsWiring.load(new String[0], env::get))
                 .start(settings);
+        self.set(supervisor);
     }
 
     /** Starts the agent with {@code config} (NVIDIA's config v1) and {@code env} on top of the test's settings. */
