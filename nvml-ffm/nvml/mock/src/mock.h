@@ -270,7 +270,7 @@ typedef struct gpm_sample {
     X(nvmlDeviceGetPciInfo_v3) X(nvmlDeviceGetPciInfo_v2) X(nvmlDeviceGetPciInfo) X(nvmlDeviceGetMinorNumber) \
     X(nvmlDeviceGetNumaNodeId) X(nvmlDeviceGetSerial) X(nvmlDeviceGetVbiosVersion) \
     X(nvmlDeviceGetInforomVersion) X(nvmlDeviceGetInforomImageVersion) X(nvmlDeviceGetComputeMode) \
-    X(nvmlDeviceGetVirtualizationMode) X(nvmlDeviceGetGridLicensableFeatures_v4) \
+    X(nvmlDeviceSetComputeMode) X(nvmlDeviceGetVirtualizationMode) X(nvmlDeviceGetGridLicensableFeatures_v4) \
     X(nvmlDeviceGetGpuFabricInfo) X(nvmlDeviceGetMigMode) \
     X(nvmlDeviceGetMaxMigDeviceCount) X(nvmlDeviceGetMigDeviceHandleByIndex) X(nvmlDeviceIsMigDeviceHandle) \
     X(nvmlDeviceGetDeviceHandleFromMigDeviceHandle) X(nvmlDeviceGetGpuInstanceId) \

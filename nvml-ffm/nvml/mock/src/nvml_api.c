@@ -469,6 +469,30 @@ nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mo
     GUARDED(nvmlDeviceGetComputeMode, device_compute_mode(device, mode));
 }
 
+/* As the driver: the mode changes at once and lasts until the node's profile is loaded again (a reboot); a MIG
+ * device is NOT_SUPPORTED (resolve_gpu), a MIG-enabled GPU stays DEFAULT ("changing it is not supported"), a GPU
+ * without compute modes is NOT_SUPPORTED, and a value outside nvmlComputeMode_t is INVALID_ARGUMENT. Refusals
+ * the mock cannot see (NO_PERMISSION for a user without root) come from mockNvmlFailNext. */
+static nvmlReturn_t device_set_compute_mode(nvmlDevice_t device, nvmlComputeMode_t mode) {
+    mock_gpu *g;
+    TRY(resolve_gpu(device, &g));
+    if ((unsigned) mode >= NVML_COMPUTEMODE_COUNT) {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    if (!g->has_compute_mode) {
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+    if (mig_enabled(g) && mode != NVML_COMPUTEMODE_DEFAULT) {
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+    g->compute_mode = (int) mode;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode) {
+    GUARDED(nvmlDeviceSetComputeMode, device_set_compute_mode(device, mode));
+}
+
 static nvmlReturn_t device_virtualization(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *mode) {
     mock_gpu *g;
     TRY(resolve_gpu(device, &g));

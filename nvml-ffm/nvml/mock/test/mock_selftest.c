@@ -952,6 +952,67 @@ static void test_failure_injection(void) {
     RC(nvmlShutdown(), NVML_ERROR_UNINITIALIZED);
 }
 
+/* nvmlDeviceSetComputeMode: per GPU, as the driver refuses it, and gone with the next profile load (a reboot) */
+static void test_compute_mode(void) {
+    mockNvmlSetWalk(0);
+    load("dgx-a100");
+    OK(nvmlInit_v2());
+    nvmlDevice_t g0 = dev(0), g1 = dev(1);
+    nvmlComputeMode_t cm;
+    OK(nvmlDeviceSetComputeMode(g0, NVML_COMPUTEMODE_EXCLUSIVE_PROCESS));
+    OK(nvmlDeviceGetComputeMode(g0, &cm));
+    CHECK(cm == NVML_COMPUTEMODE_EXCLUSIVE_PROCESS, "GPU 0 mode after set: %d", cm);
+    OK(nvmlDeviceGetComputeMode(g1, &cm));
+    CHECK(cm == NVML_COMPUTEMODE_DEFAULT, "GPU 1 changed with GPU 0: %d", cm);
+    OK(nvmlDeviceSetComputeMode(g0, NVML_COMPUTEMODE_PROHIBITED));
+    OK(nvmlDeviceGetComputeMode(g0, &cm));
+    CHECK(cm == NVML_COMPUTEMODE_PROHIBITED, "GPU 0 mode after second set: %d", cm);
+    RC(nvmlDeviceSetComputeMode(g0, NVML_COMPUTEMODE_COUNT), NVML_ERROR_INVALID_ARGUMENT);
+    RC(nvmlDeviceSetComputeMode(g0, (nvmlComputeMode_t) -1), NVML_ERROR_INVALID_ARGUMENT);
+    RC(nvmlDeviceSetComputeMode(NULL, NVML_COMPUTEMODE_DEFAULT), NVML_ERROR_INVALID_ARGUMENT);
+    OK(nvmlDeviceGetComputeMode(g0, &cm));
+    CHECK(cm == NVML_COMPUTEMODE_PROHIBITED, "a refused set changed the mode: %d", cm);
+    CHECK(mockNvmlFailNext("nvmlDeviceSetComputeMode", NVML_ERROR_NO_PERMISSION, 1) == 0, "FailNext set");
+    RC(nvmlDeviceSetComputeMode(g1, NVML_COMPUTEMODE_EXCLUSIVE_PROCESS), NVML_ERROR_NO_PERMISSION);
+    OK(nvmlDeviceGetComputeMode(g1, &cm));
+    CHECK(cm == NVML_COMPUTEMODE_DEFAULT, "an injected refusal changed the mode: %d", cm);
+    OK(nvmlShutdown());
+    load("dgx-a100");
+    OK(nvmlInit_v2());
+    OK(nvmlDeviceGetComputeMode(dev(0), &cm));
+    CHECK(cm == NVML_COMPUTEMODE_DEFAULT, "the mode outlived a profile load: %d", cm);
+    OK(nvmlShutdown());
+
+    load("mig-mixed"); /* every GPU has MIG enabled */
+    OK(nvmlInit_v2());
+    nvmlDevice_t mig0 = dev(0), m;
+    unsigned cur, pending;
+    OK(nvmlDeviceGetMigMode(mig0, &cur, &pending));
+    CHECK(cur == NVML_DEVICE_MIG_ENABLE, "mig-mixed GPU 0 has MIG on");
+    RC(nvmlDeviceSetComputeMode(mig0, NVML_COMPUTEMODE_EXCLUSIVE_PROCESS), NVML_ERROR_NOT_SUPPORTED);
+    OK(nvmlDeviceSetComputeMode(mig0, NVML_COMPUTEMODE_DEFAULT));
+    OK(nvmlDeviceGetComputeMode(mig0, &cm));
+    CHECK(cm == NVML_COMPUTEMODE_DEFAULT, "MIG-enabled GPU mode %d", cm);
+    OK(nvmlDeviceGetMigDeviceHandleByIndex(mig0, 0, &m));
+    RC(nvmlDeviceSetComputeMode(m, NVML_COMPUTEMODE_EXCLUSIVE_PROCESS), NVML_ERROR_NOT_SUPPORTED);
+    OK(nvmlShutdown());
+
+    char path[400], text[8192];
+    snprintf(path, sizeof path, "%s/mini.json", tmpdir);
+    const char *from = "\"computeMode\":\"DEFAULT\"";
+    const char *base = mini("false", "34359738368", "40", "");
+    const char *at = strstr(base, from);
+    CHECK(at != NULL, "MINI has a compute mode");
+    if (at != NULL) {
+        snprintf(text, sizeof text, "%.*s\"computeMode\":null%s", (int) (at - base), base, at + strlen(from));
+        write_file(path, text);
+        load(path);
+        OK(nvmlInit_v2());
+        RC(nvmlDeviceSetComputeMode(dev(0), NVML_COMPUTEMODE_EXCLUSIVE_PROCESS), NVML_ERROR_NOT_SUPPORTED);
+        OK(nvmlShutdown());
+    }
+}
+
 static void test_bad_profiles(void) {
     char path[400];
     snprintf(path, sizeof path, "%s/bad.json", tmpdir);
@@ -1449,6 +1510,7 @@ int main(int argc, char **argv) {
         { "large-256", test_large },
         { "invalid arguments", test_invalid_arguments },
         { "failure injection", test_failure_injection },
+        { "compute mode", test_compute_mode },
         { "bad profiles", test_bad_profiles },
         { "reload", test_reload },
         { "walk", test_walk },

@@ -55,6 +55,13 @@ public interface GpuDevice {
 
     Optional<ComputeMode> computeMode();
 
+    /**
+     * Sets the compute mode ({@code nvmlDeviceSetComputeMode}): at once, until the node reboots. NVML refuses it
+     * without root ({@link NvmlException.NoPermission}), on GPUs without compute modes and on MIG-enabled GPUs
+     * for any mode but {@link ComputeMode#DEFAULT} ({@link NvmlException.NotSupportedHere}).
+     */
+    void setComputeMode(ComputeMode mode);
+
     Optional<VirtualizationMode> virtualizationMode();
 
     /** vGPU guest licence state; empty on GPUs that are not vGPU guests. */

@@ -69,6 +69,8 @@ public record DevicePluginConfig(
     public static final Path DEFAULT_KUBELET_SOCKET = Path.of("/var/lib/kubelet/device-plugins/kubelet.sock");
 
     static final String NAME = "the device plugin";
+    /** NVIDIA's name of the MPS control daemon agent, which the plugin's image also runs. */
+    public static final String MPS_CONTROL_DAEMON = "mps-control-daemon";
 
     static final Setting<String> CONFIG_FILE = Setting.of(List.of("config-file"), List.of("CONFIG_FILE"),
             ValueType.string(), "", "the config file (NVIDIA's config v1), as an alternative to flags and environment");
@@ -135,6 +137,14 @@ public record DevicePluginConfig(
         cdiFeatureFlags = List.copyOf(cdiFeatureFlags);
         cdiDisableHooks = List.copyOf(cdiDisableHooks);
         warnings = List.copyOf(warnings);
+    }
+
+    /**
+     * What the device plugin cannot run with; with {@code requireMpsRoot} (the device plugin, not the MPS control
+     * daemon, which works in its container's folder) also a missing {@code mpsRoot} with {@code sharing.mps}: Allocate
+     * mounts the host's MPS folders into containers.
+     */
+    private static List<ValidationFailure> rules(Config config, boolean requireMpsRoot) {
         List<ValidationFailure> failures = new ArrayList<>();
         if (config.flags().deviceDiscoveryStrategy() == DeviceDiscoveryStrategy.VFIO) {
             failures.add(new ValidationFailure(FileField.DEVICE_DISCOVERY_STRATEGY.path(), "vfio",
@@ -145,15 +155,13 @@ public record DevicePluginConfig(
                 failures.add(new ValidationFailure(FileField.MIG_STRATEGY.path(), "mixed",
                         "must be none or single when sharing.mps shares devices (MPS cannot share MIG devices by profile)"));
             }
-            if (config.flags().mpsRoot().isEmpty()) {
+            if (requireMpsRoot && config.flags().mpsRoot().isEmpty()) {
                 failures.add(ValidationFailure.missing(FileField.MPS_ROOT.path(),
                         "must be set (flags.mpsRoot, --mps-root or MPS_ROOT) when sharing.mps shares devices;"
                                 + " NVIDIA's Helm chart uses /run/nvidia/mps"));
             }
         }
-        if (!failures.isEmpty()) {
-            throw new InvalidConfigException(failures);
-        }
+        return failures;
     }
 
     /**
@@ -182,13 +190,31 @@ public record DevicePluginConfig(
     public static <T> ConfigLoader<T> loader(String[] args, Function<String, String> environment,
                                              List<Setting<?>> more,
                                              BiFunction<DevicePluginConfig, ConfigLoader.Resolved, T> build) {
-        List<Setting<?>> settings = new ArrayList<>(SETTINGS);
-        settings.addAll(more);
-        return new ConfigLoader<>(new ConfigLoader.Agent<>(NAME, settings, Optional.of(CONFIG_FILE),
-                resolved -> build.apply(build(resolved, environment), resolved)), args, environment);
+        return loader(NAME, true, args, environment, more, build);
     }
 
-    private static DevicePluginConfig build(ConfigLoader.Resolved resolved, Function<String, String> environment) {
+    /**
+     * The loader of NVIDIA's {@code mps-control-daemon}, which reads the device plugin's flags, variables and config
+     * file (its {@code --config-file}/{@code CONFIG_FILE}, {@code --mig-strategy}/{@code MIG_STRATEGY} among them) with
+     * {@code more} of kgpu's, but needs no {@code mpsRoot}: it works in its container's folder.
+     */
+    public static <T> ConfigLoader<T> mpsControlDaemonLoader(String[] args, Function<String, String> environment,
+                                                            List<Setting<?>> more,
+                                                            BiFunction<DevicePluginConfig, ConfigLoader.Resolved, T> build) {
+        return loader(MPS_CONTROL_DAEMON, false, args, environment, more, build);
+    }
+
+    private static <T> ConfigLoader<T> loader(String name, boolean mpsRoot, String[] args,
+                                              Function<String, String> environment, List<Setting<?>> more,
+                                              BiFunction<DevicePluginConfig, ConfigLoader.Resolved, T> build) {
+        List<Setting<?>> settings = new ArrayList<>(SETTINGS);
+        settings.addAll(more);
+        return new ConfigLoader<>(new ConfigLoader.Agent<>(name, settings, Optional.of(CONFIG_FILE),
+                resolved -> build.apply(build(resolved, environment, mpsRoot), resolved)), args, environment);
+    }
+
+    private static DevicePluginConfig build(ConfigLoader.Resolved resolved, Function<String, String> environment,
+                                            boolean mpsRoot) {
         String socket = resolved.get(KUBELET_SOCKET);
         List<String> featureFlags = resolved.get(CDI_FEATURE_FLAGS);
         List<String> disableHooks = resolved.get(CDI_DISABLE_HOOKS);
@@ -198,6 +224,10 @@ public record DevicePluginConfig(
             health = HealthChecks.fromEnvironment(environment);
         } catch (InvalidConfigException e) {
             resolved.fail(e.failures());
+        }
+        List<ValidationFailure> failures = rules(config, mpsRoot);
+        if (!failures.isEmpty()) {
+            throw new InvalidConfigException(failures);
         }
         return new DevicePluginConfig(config, resolved.configFile(),
                 socket.isEmpty() ? Optional.empty() : Optional.of(Path.of(socket)),

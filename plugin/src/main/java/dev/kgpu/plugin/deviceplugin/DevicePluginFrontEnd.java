@@ -8,6 +8,7 @@ import dev.kgpu.plugin.devices.AdvertisedDevice;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PhysicalDevice;
 import dev.kgpu.plugin.devices.PluginResource;
+import dev.kgpu.plugin.mps.MpsDaemonCheck;
 import dev.kgpu.plugin.node.FrontEnd;
 import dev.kgpu.plugin.node.NodeContext;
 import dev.kgpu.plugin.node.NodeStatus;
@@ -20,6 +21,7 @@ import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -35,7 +37,8 @@ import java.util.function.Function;
  *       (the kubelet restarted and forgot every plugin) serves and registers every resource again; a resource's socket
  *       deleted while the kubelet runs serves that resource again; a starting kubelet deletes every socket before it
  *       creates {@code kubelet.sock}, so those deletions wait for it;</li>
- *   <li>each resource listens to the node's health itself, and pushes its new device list to the kubelet.</li>
+ *   <li>each resource listens to the node's health itself, and pushes its new device list to the kubelet;</li>
+ *   <li>a resource shared with MPS is served only while its MPS control daemon runs ({@link MpsGate}).</li>
  * </ul>
  *
  * <p>Thread-safety: the {@link FrontEnd} calls and the folder's changes run on the node's thread;
@@ -63,6 +66,8 @@ public final class DevicePluginFrontEnd implements FrontEnd<DevicePluginSettings
     /** The plan served, or null while nothing is. */
     private ResourcePlan served;
     private ServedResources resources;
+    /** Holds back each MPS-shared resource while its MPS control daemon does not run. */
+    private MpsGate mps;
     /**
      * kubelet.sock is gone or not there yet: a kubelet that starts deletes every socket, then creates kubelet.sock,
      * which serves them all again, so a plugin socket deleted meanwhile is not served again alone.
@@ -92,6 +97,8 @@ public final class DevicePluginFrontEnd implements FrontEnd<DevicePluginSettings
         this.node = Objects.requireNonNull(context, "context");
         this.retry = context.retry(this::serveAndRegister);
         this.resources = ServedResources.none(kubelet, metrics, context.health());
+        this.mps = new MpsGate(context, settings -> new MpsDaemonCheck(settings, Optional.ofNullable(System.getenv("PATH"))),
+                this::serveAndRegister);
         try {
             kubelet.watch(change -> context.run(() -> kubeletChanged(change)));
         } catch (IOException e) {
@@ -115,6 +122,7 @@ public final class DevicePluginFrontEnd implements FrontEnd<DevicePluginSettings
 
     @Override
     public void stopServing(NodeStatus.Problem why) {
+        mps.stop();
         dropServers();
         served = null;
         cdi.stopped();
@@ -167,6 +175,7 @@ public final class DevicePluginFrontEnd implements FrontEnd<DevicePluginSettings
         served = plan;
         retry.reset();
         resources = ServedResources.of(plan.resources, plan.inventory, plan.settings, deviceNodes, node, kubelet, metrics);
+        mps.serving(plan.resources, plan.settings.mps(), resources);
         if (plan.resources.isEmpty()) {
             LOG.log(System.Logger.Level.WARNING, "No devices found. Waiting indefinitely.");
         }

@@ -14,6 +14,7 @@ import dev.kgpu.plugin.config.DevicePluginConfig;
 import dev.kgpu.plugin.deviceplugin.allocation.AllocationSettings;
 import dev.kgpu.plugin.deviceplugin.allocation.SharedAllocationPolicy;
 import dev.kgpu.plugin.deviceplugin.resources.ConfiguredResourcePlanner;
+import dev.kgpu.plugin.mps.MpsSettings;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -31,10 +32,12 @@ import java.util.Optional;
  * @param allocation      how Allocate answers
  * @param sharedPolicy    how replicas are preferred
  * @param cdi             whether and how the CDI spec for the names Allocate hands out is written
+ * @param mps             with {@code sharing.mps}: where the MPS control daemons are, which each MPS-shared resource
+ *                        waits for before it is advertised
  */
 public record DevicePluginSettings(Optional<Path> kubeletSocket, Path socketDirectory,
                                    ConfiguredResourcePlanner.Settings resources, AllocationSettings allocation,
-                                   SharedAllocationPolicy sharedPolicy, CdiSettings cdi) {
+                                   SharedAllocationPolicy sharedPolicy, CdiSettings cdi, Optional<MpsSettings> mps) {
 
     /** kgpu: where the CDI spec goes when a CDI strategy is on. */
     static final Setting<String> CDI_SPEC_DIR = Setting.of(List.of(), List.of("KGPU_CDI_SPEC_DIR"),
@@ -45,8 +48,9 @@ public record DevicePluginSettings(Optional<Path> kubeletSocket, Path socketDire
             ValueType.bool(), false, "kgpu: share only the devices sharing.*.resources[].devices selects, under its rename"
                     + " (NVIDIA's plugin ignores both and shares every device, its issue #1786; default false, as NVIDIA)");
 
-    /** kgpu's settings of the device plugin, besides NVIDIA's. */
-    public static final List<Setting<?>> SETTINGS = List.of(CDI_SPEC_DIR, HONOUR_SHARING_DEVICES);
+    /** kgpu's settings of the device plugin, besides NVIDIA's: its own and the MPS ones it shares with the MPS daemon. */
+    public static final List<Setting<?>> SETTINGS = java.util.stream.Stream.concat(
+            java.util.stream.Stream.<Setting<?>>of(CDI_SPEC_DIR, HONOUR_SHARING_DEVICES), MpsSettings.SETTINGS.stream()).toList();
 
     public DevicePluginSettings {
         Objects.requireNonNull(kubeletSocket, "kubeletSocket");
@@ -55,6 +59,7 @@ public record DevicePluginSettings(Optional<Path> kubeletSocket, Path socketDire
         Objects.requireNonNull(allocation, "allocation");
         Objects.requireNonNull(sharedPolicy, "sharedPolicy");
         Objects.requireNonNull(cdi, "cdi");
+        Objects.requireNonNull(mps, "mps");
     }
 
     /**
@@ -86,6 +91,7 @@ public record DevicePluginSettings(Optional<Path> kubeletSocket, Path socketDire
         ConfiguredResourcePlanner.Settings resources = new ConfiguredResourcePlanner.Settings(loaded.config(),
                 resolved.get(HONOUR_SHARING_DEVICES) ? ConfiguredResourcePlanner.SharingDevices.HONOURED
                         : ConfiguredResourcePlanner.SharingDevices.IGNORED);
-        return new DevicePluginSettings(loaded.kubeletSocket(), loaded.socketDirectory(), resources, allocation, shared, cdi);
+        return new DevicePluginSettings(loaded.kubeletSocket(), loaded.socketDirectory(), resources, allocation, shared, cdi,
+                mps ? Optional.of(MpsSettings.of(resolved)) : Optional.empty());
     }
 }

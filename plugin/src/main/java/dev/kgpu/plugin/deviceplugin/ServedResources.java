@@ -60,11 +60,42 @@ final class ServedResources {
         return new ServedResources(kubelet, metrics, health, services);
     }
 
-    /** Serves every resource that is not served yet; false when one could not be served. */
+    /**
+     * Holds back {@code name}: it is not served (its server stops if it was) until {@link #release}d, and its problem
+     * says why. Returns whether it was served.
+     */
+    boolean hold(String name, String why) {
+        Served served = byName.get(name);
+        if (served == null) {
+            return false;
+        }
+        boolean wasServed = served.endpoint != null;
+        served.stop();
+        served.held = true;
+        served.problem = why;
+        return wasServed;
+    }
+
+    /** Whether {@code name} is held back. */
+    boolean isHeld(String name) {
+        Served served = byName.get(name);
+        return served != null && served.held;
+    }
+
+    /** Lets {@code name} be served again, by the next {@link #serve}. */
+    void release(String name) {
+        Served served = byName.get(name);
+        if (served != null && served.held) {
+            served.held = false;
+            served.problem = null;
+        }
+    }
+
+    /** Serves every resource that is not served yet and not held back; false when one could not be served. */
     boolean serve() {
         boolean all = true;
         for (Served served : byName.values()) {
-            if (served.endpoint != null) {
+            if (served.endpoint != null || served.held) {
                 continue;
             }
             String name = served.service.resource().name();
@@ -182,6 +213,8 @@ final class ServedResources {
         final ResourceService service;
         Kubelet.Endpoint endpoint;
         boolean registered;
+        /** Not to be served until released (an MPS resource whose control daemon does not run). */
+        boolean held;
         String problem;
 
         Served(ResourceService service) {

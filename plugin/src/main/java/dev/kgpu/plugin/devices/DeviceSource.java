@@ -21,6 +21,15 @@ public interface DeviceSource extends AutoCloseable {
      */
     Watch watch(List<PhysicalDevice> devices, DeviceEvents events);
 
+    /**
+     * The GPUs' compute modes, through this source's driver session (MPS sets them).
+     *
+     * @throws DeviceSourceException when this source cannot read or set them
+     */
+    default ComputeModes computeModes() {
+        throw new DeviceSourceException("this device source cannot set compute modes", null);
+    }
+
     @Override
     void close();
 

@@ -34,7 +34,7 @@ public record NodeSettings(boolean failOnInitError, HealthPolicy health, Duratio
 
     /** The shortest quiet period and probe interval: shorter ones would probe NVML in a near-busy loop. */
     static final Duration SHORTEST_INTERVAL = Duration.ofSeconds(1);
-    static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofSeconds(5);
 
     /** kgpu: the root of the /proc file system the driver's MIG capability table is read from. */
     public static final Setting<String> PROC_ROOT = Setting.of(List.of(), List.of("KGPU_PROC_ROOT"),
@@ -47,8 +47,8 @@ public record NodeSettings(boolean failOnInitError, HealthPolicy health, Duratio
     /** kgpu: XIDs that normally need a GPU reset but may recover anyway. */
     static final Setting<Set<Long>> RECOVERABLE_XIDS = Setting.of(List.of(), List.of("KGPU_HEALTH_RECOVERABLE_XIDS"),
             HealthChecks.XID_LIST, Set.of(), "kgpu: XIDs that normally need a GPU reset (48, 79, ...) but may recover");
-    /** kgpu: the time between device probes. */
-    static final Setting<Optional<Duration>> CHECK_INTERVAL = Setting.of(List.of(), List.of("KGPU_HEALTH_CHECK_INTERVAL"),
+    /** kgpu: the time between device probes (and between checks of the MPS control daemons). */
+    public static final Setting<Optional<Duration>> CHECK_INTERVAL = Setting.of(List.of(), List.of("KGPU_HEALTH_CHECK_INTERVAL"),
             goDuration(false), Optional.empty(), "kgpu: the time between device probes, at least 1s (default 5s)");
     /** NVIDIA's DRA driver: XIDs that never mark a GPU unhealthy, on top of the application errors. */
     static final Setting<Set<Long>> ADDITIONAL_XIDS_TO_IGNORE = Setting.of(List.of("additional-xids-to-ignore"),

@@ -3,6 +3,7 @@ package dev.kgpu.plugin.nvml;
 import dev.kgpu.nvml.Architecture;
 import dev.kgpu.nvml.Brand;
 import dev.kgpu.nvml.ComputeCapability;
+import dev.kgpu.nvml.ComputeMode;
 import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.HealthEvent;
 import dev.kgpu.nvml.HealthMonitor;
@@ -14,6 +15,7 @@ import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.NvmlException;
 import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.nvml.TopologyLevel;
+import dev.kgpu.plugin.devices.ComputeModes;
 import dev.kgpu.plugin.devices.DeviceEvents;
 import dev.kgpu.plugin.devices.DeviceProbe;
 import dev.kgpu.plugin.devices.DeviceSource;
@@ -257,6 +259,35 @@ public final class NvmlDeviceSource implements DeviceSource {
                     ecc.gpuUuid(), ecc.uncorrectable());
             case HealthEvent.MonitorFailure failure -> events.watchFailed(failure.cause().getMessage());
         }
+    }
+
+    @Override
+    public ComputeModes computeModes() {
+        return new ComputeModes() {
+            @Override
+            public Mode get(String gpuUuid) {
+                try {
+                    return gpu(gpuUuid).computeMode().map(m -> Mode.valueOf(m.name())).orElseThrow(() ->
+                            new DeviceSourceException("NVML reports no compute mode for " + gpuUuid, null));
+                } catch (NvmlException e) {
+                    throw new DeviceSourceException("NVML could not read the compute mode of " + gpuUuid + ": "
+                            + e.getMessage(), e);
+                }
+            }
+
+            @Override
+            public void set(String gpuUuid, Mode mode) {
+                try {
+                    gpu(gpuUuid).setComputeMode(ComputeMode.valueOf(mode.name()));
+                } catch (NvmlException e) {
+                    throw new DeviceSourceException(e.getMessage(), e);
+                }
+            }
+        };
+    }
+
+    private GpuDevice gpu(String uuid) {
+        return nvml.deviceByUuid(uuid).orElseThrow(() -> new DeviceSourceException("NVML no longer lists " + uuid, null));
     }
 
     @Override

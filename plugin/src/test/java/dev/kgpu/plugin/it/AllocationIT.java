@@ -9,6 +9,7 @@ import dev.kgpu.kubelet.deviceplugin.v1beta1.DeviceSpec;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.Mount;
 import dev.kgpu.kubelet.deviceplugin.v1beta1.PreferredAllocationRequest;
 import dev.kgpu.plugin.testing.Await;
+import dev.kgpu.plugin.testing.MockMpsDaemon;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.plugin.testing.Profiles;
 import dev.kgpu.sim.kubelet.PodAdmission;
@@ -235,7 +236,7 @@ class AllocationIT {
 
     @Test
     void mpsAddsItsPipeAndRefusesTwoReplicasByDefault() {
-        try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).config("""
+        String config = """
                 version: v1
                 flags:
                   mpsRoot: /run/nvidia/mps
@@ -244,7 +245,14 @@ class AllocationIT {
                     resources:
                     - name: nvidia.com/gpu
                       replicas: 3
-                """).start()) {
+                """;
+        Path root = dir.resolve("mps");
+        try (MockNvmlPlugin plugin = MockNvmlPlugin.builder(dir).config(config)
+                .env("KGPU_MPS_CONTAINER_ROOT", root.toString()).env("KGPU_MPS_CONTROL", MockMpsDaemon.fake().toString())
+                .env("KGPU_HEALTH_CHECK_INTERVAL", "1s").start();
+             MockMpsDaemon daemon = MockMpsDaemon.start(dir.resolve("agent"), config,
+                     Map.of("KGPU_MPS_CONTAINER_ROOT", root.toString()))) {
+            daemon.awaitReady();
             plugin.await(GPU, r -> r.allocatable() == 3);
 
             ContainerAllocateResponse response = admit(plugin, GPU, 1).container().response();

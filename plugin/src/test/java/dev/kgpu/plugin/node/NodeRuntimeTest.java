@@ -105,7 +105,7 @@ class NodeRuntimeTest {
                 new HealthPolicy(HealthChecks.DEFAULT, HealthPolicy.DEFAULT_QUIET_PERIOD, Set.of()), Duration.ofHours(1),
                 NvmlOptions.defaults(), Path.of("/"));
         DevicePluginSettings devicePlugin = new DevicePluginSettings(Optional.of(dir.resolve("kubelet.sock")), dir,
-                resources, AllocationSettings.defaults(), SharedAllocationPolicy.DISTRIBUTED, CdiSettings.off());
+                resources, AllocationSettings.defaults(), SharedAllocationPolicy.DISTRIBUTED, CdiSettings.off(), Optional.empty());
         return new PluginSettings(nodeSettings, Optional.of(devicePlugin), Optional.empty(), "{}", List.of());
     }
 

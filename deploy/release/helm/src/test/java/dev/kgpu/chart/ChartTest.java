@@ -66,12 +66,18 @@ class ChartTest {
     // what the agents write on the host, and who runs as nonroot, with the defaults
     private static final Set<String> WRITES = Set.of(
             "kgpu-plugin/plugin:/var/lib/kubelet/device-plugins",
+            "kgpu-mps-control-daemon/mount-shm:/mps",
+            "kgpu-mps-control-daemon/mps-control-daemon:/mps",
+            "kgpu-mps-control-daemon/mps-control-daemon:/dev/shm",
             "kgpu-validator/driver-validation:/run/nvidia/validations",
             "kgpu-validator/toolkit-validation:/run/nvidia/validations",
             "kgpu-validator/plugin-validation:/run/nvidia/validations",
             "kgpu-validator/cuda-validation:/run/nvidia/validations",
             "kgpu-validator/validator:/run/nvidia/validations");
-    private static final Set<String> DRIVER_VALIDATION = Set.of("kgpu-validator/driver-validation");
+    // the driver's validation, and mount-shm of the MPS control daemon (a tmpfs, mounted Bidirectional)
+    private static final Set<String> DRIVER_VALIDATION = Set.of("kgpu-validator/driver-validation",
+            "kgpu-mps-control-daemon/mount-shm");
+    private static final Set<String> MPS_WRITES = only(WRITES, "kgpu-mps-control-daemon/");
     // the DRA driver's sockets (registration, service, checkpoint) and each claim's CDI spec
     private static final Set<String> DRA_WRITES = Set.of("kgpu-plugin/plugin:/var/lib/kubelet/plugins_registry",
             "kgpu-plugin/plugin:/var/lib/kubelet/plugins/gpu.nvidia.com", "kgpu-plugin/plugin:/var/run/cdi");
@@ -114,7 +120,7 @@ class ChartTest {
                         Set.of("kgpu-plugin/wait-for-toolkit-ready", "kgpu-discovery/wait-for-toolkit-ready",
                                 "kgpu-exporter/wait-for-toolkit-ready")),
                 new Scenario("the device plugin alone", "{gfd: {enabled: false}, dcgmExporter: {enabled: false}, validator: {enabled: false}}",
-                        Set.of(), only(WRITES, "kgpu-plugin/"), Set.of()),
+                        Set.of("kgpu-mps-control-daemon/mount-shm"), union(only(WRITES, "kgpu-plugin/"), MPS_WRITES), Set.of()),
                 new Scenario("discovery alone", "{devicePlugin: {enabled: false}, dcgmExporter: {enabled: false}, validator: {enabled: false}}",
                         Set.of(), Set.of(), Set.of("kgpu-discovery/discovery")),
                 new Scenario("the exporter alone", "{devicePlugin: {enabled: false}, gfd: {enabled: false}, validator: {enabled: false}}",
@@ -218,6 +224,43 @@ class ChartTest {
         // with CDI, the plugin writes its spec there, from the driver root it reads (read-only) at /driver-root
         assertThat(mountPaths(render("{deviceListStrategy: cdi-annotations}"), "kgpu-plugin", "plugin"))
                 .contains("/var/run/cdi", "/driver-root");
+    }
+
+    @Test
+    void theMpsControlDaemonRunsOnlyOnMpsCapableNodesWithNvidiasHostPathsAndNothingMore() throws IOException {
+        List<HasMetadata> objects = render("{nodeSelector: {nvidia.com/gpu.deploy.kgpu: \"true\"}, migStrategy: single,"
+                + " config: {map: {config.yaml: \"version: v1\"}}}");
+        DaemonSet mps = daemonSet(objects, "kgpu-mps-control-daemon");
+        var pod = mps.getSpec().getTemplate().getSpec();
+        assertThat(pod.getNodeSelector()).containsExactlyInAnyOrderEntriesOf(
+                java.util.Map.of("nvidia.com/mps.capable", "true", "nvidia.com/gpu.deploy.kgpu", "true"));
+        // NVIDIA's v0.17 chart: no host PID, IPC or network; its own pods, not the plugin's (NVIDIA's issue #982)
+        assertThat(pod.getHostPID()).isNotEqualTo(Boolean.TRUE);
+        assertThat(pod.getHostIPC()).isNotEqualTo(Boolean.TRUE);
+        assertThat(pod.getHostNetwork()).isNotEqualTo(Boolean.TRUE);
+        assertThat(mps.getSpec().getSelector().getMatchLabels())
+                .isNotEqualTo(daemonSet(objects, "kgpu-plugin").getSpec().getSelector().getMatchLabels());
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getHostPath() != null)
+                .extracting(v -> v.getName() + "=" + v.getHostPath().getPath() + ":" + v.getHostPath().getType())
+                .containsExactlyInAnyOrder("mps-root=/run/nvidia/mps:DirectoryOrCreate", "mps-shm=/run/nvidia/mps/shm:Directory");
+        Container mountShm = pod.getInitContainers().getFirst();
+        assertThat(mountShm.getArgs()).containsExactly("mps-control-daemon", "mount-shm");
+        assertThat(mountShm.getVolumeMounts()).singleElement()
+                .satisfies(m -> assertThat(m.getMountPath() + ":" + m.getMountPropagation()).isEqualTo("/mps:Bidirectional"));
+        Container daemon = pod.getContainers().getFirst();
+        assertThat(pod.getContainers()).hasSize(1);
+        assertThat(daemon.getArgs()).containsExactly("mps-control-daemon");
+        assertThat(daemon.getSecurityContext().getPrivileged()).isNotEqualTo(Boolean.TRUE);
+        assertThat(daemon.getEnv()).extracting(e -> e.getName() + "=" + e.getValue()).contains("MIG_STRATEGY=single",
+                "CONFIG_FILE=/config/config.yaml", "NVIDIA_VISIBLE_DEVICES=all", "NVIDIA_DRIVER_CAPABILITIES=compute,utility");
+        assertThat(mountPaths(objects, "kgpu-mps-control-daemon", "mps-control-daemon")).contains("/mps", "/dev/shm");
+        // the plugin asks the daemons whether they run: the MPS root read-only, the host path in MPS_ROOT
+        assertThat(mountPaths(objects, "kgpu-plugin", "plugin")).contains("/mps");
+        assertThat(daemonSet(objects, "kgpu-plugin").getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv()).extracting(e -> e.getName() + "=" + e.getValue())
+                .contains("MPS_ROOT=/run/nvidia/mps", "NVIDIA_DRIVER_CAPABILITIES=compute,utility");
+
+        assertThat(render("{devicePlugin: {enabled: false}, draDriver: {enabled: true}}"))
+                .noneMatch(o -> o.getMetadata().getName().equals("kgpu-mps-control-daemon"));
     }
 
     @Test

@@ -86,6 +86,8 @@ public final class SimulatedNode implements AutoCloseable {
     private PluginWatcher draKubelet;
     private AgentLauncher launcher;
     private AgentEnvironment environment;
+    /** With {@code --sharing=mps}: what the plugin, its mps-control-daemon mode and discovery get on top. */
+    private Map<String, String> mps = Map.of();
 
     private SimulatedNode(SimulatorOptions options, PrintStream progress) {
         this.options = options;
@@ -141,6 +143,9 @@ public final class SimulatedNode implements AutoCloseable {
             node.environment = new AgentEnvironment(mockLibrary, node.profileForAgents(), options.nodeName(),
                     AGENT_NAMESPACE, options.migStrategy(), options.deviceListStrategy(), sampleImage, node.api.url(), node.layout,
                     options.footprintRuns() > 0 ? ValidatorMode.DAEMON : ValidatorMode.ONESHOT, options.dra());
+            if (options.mps()) {
+                node.mps = node.mpsEnvironment(mockLibrary.resolveSibling("nvidia-cuda-mps-control"));
+            }
             progress.println("kgpu-sim: node " + options.nodeName() + " (" + node.gpus.describe() + ") in "
                     + node.layout.root() + "; API server " + node.api.url());
             return node;
@@ -203,6 +208,88 @@ public final class SimulatedNode implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------------------------------------------------
+    // MPS sharing
+
+    /** The MPS root, as the chart's host folder {@code /run/nvidia/mps} (the agents see it at the same path). */
+    Path mpsRoot() {
+        return layout.root().resolve("run/nvidia/mps");
+    }
+
+    /**
+     * {@code --sharing=mps}: the config file that shares every GPU with MPS, read by the plugin, its
+     * mps-control-daemon mode and discovery (NVIDIA's chart gives them the same ConfigMap), and where the MPS
+     * daemons live; the mock's fake {@code nvidia-cuda-mps-control} as the driver's.
+     */
+    private Map<String, String> mpsEnvironment(Path control) {
+        if (!Files.isExecutable(control)) {
+            throw new SimulatorException.NotBuilt("the mock's fake nvidia-cuda-mps-control is not built (" + control
+                    + " is missing): run ./mvnw -B -DskipTests package first (it needs gcc)");
+        }
+        Path config = layout.root().resolve("config/config.yaml");
+        try {
+            Files.createDirectories(config.getParent());
+        } catch (java.io.IOException e) {
+            throw new SimulatorException.SetupFailed("could not create " + config.getParent() + ": " + e.getMessage(), e);
+        }
+        NodeLayout.writeAtomically(config, """
+                version: v1
+                sharing:
+                  mps:
+                    resources:
+                    - name: nvidia.com/gpu
+                      replicas: %d
+                """.formatted(SimulatorOptions.MPS_REPLICAS));
+        return Map.of("CONFIG_FILE", config.toString(), "MPS_ROOT", mpsRoot().toString(),
+                "KGPU_MPS_CONTAINER_ROOT", mpsRoot().toString(), "KGPU_MPS_CONTROL", control.toString());
+    }
+
+    /**
+     * Starts the plugin's {@code mps-control-daemon} mode (no HTTP, as NVIDIA's) and waits for its {@code .ready};
+     * prints the daemon's settings as a client of it reads them back.
+     */
+    private AgentProcess startMpsControlDaemon() {
+        Map<String, String> env = new LinkedHashMap<>(environment.of(Agent.PLUGIN, options.port(Agent.PLUGIN)));
+        env.putAll(mps);
+        AgentProcess daemon = launcher.start(Agent.PLUGIN, 0, env, List.of("mps-control-daemon"), "mps-control-daemon");
+        agents.add(daemon);
+        daemon.onUnexpectedExit(() -> progress.println("kgpu-sim: the mps-control-daemon exited with status "
+                + daemon.exitStatus().orElse(-1) + "; see " + daemon.log()));
+        Path ready = mpsRoot().resolve(".ready");
+        Await.until("the MPS control daemon's " + ready, options.timeout(),
+                () -> Files.exists(ready) ? Optional.of(true) : Optional.empty(),
+                () -> String.join("\n", daemon.logTail(5)));
+        Path pipe = mpsRoot().resolve("nvidia.com/gpu/pipe");
+        List<String> settings = new ArrayList<>();
+        for (String command : List.of("get_default_active_thread_percentage", "get_default_device_pinned_mem_limit 0")) {
+            settings.add(command + " = " + askMps(pipe, command));
+        }
+        progress.println("kgpu-sim: the MPS control daemon of nvidia.com/gpu runs (" + pipe + "): "
+                + String.join(", ", settings));
+        return daemon;
+    }
+
+    /** One command to an MPS control daemon through the fake client, as the plugin's check sends it. */
+    private String askMps(Path pipe, String command) {
+        ProcessBuilder client = new ProcessBuilder(mps.get("KGPU_MPS_CONTROL")).redirectErrorStream(true);
+        client.environment().clear();
+        client.environment().put("CUDA_MPS_PIPE_DIRECTORY", pipe.toString());
+        client.environment().put("CUDA_MPS_LOG_DIRECTORY", pipe.resolveSibling("log").toString());
+        try {
+            Process process = client.start();
+            try (var in = process.getOutputStream()) {
+                in.write(command.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+            String answer = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+            return process.waitFor() == 0 ? answer : "no answer (" + answer + ")";
+        } catch (java.io.IOException e) {
+            return "no answer (" + e.getMessage() + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
     // the agents
 
     /**
@@ -214,7 +301,11 @@ public final class SimulatedNode implements AutoCloseable {
             throw new SimulatorException.AgentExited("the node is stopping");
         }
         int port = options.port(agent);
-        AgentProcess process = launcher.start(agent, port, environment.of(agent, port));
+        Map<String, String> env = new LinkedHashMap<>(environment.of(agent, port));
+        if (agent == Agent.PLUGIN || agent == Agent.DISCOVERY) {
+            env.putAll(mps); // --sharing=mps: the config file that shares the GPUs, where the MPS daemons are
+        }
+        AgentProcess process = launcher.start(agent, port, env);
         agents.add(process);
         LOG.log(System.Logger.Level.INFO, "started the {0} (pid {1}): {2}", agent.id(), Long.toString(process.pid()), process.log());
         return process;
@@ -242,6 +333,11 @@ public final class SimulatedNode implements AutoCloseable {
      * demo workload, until the exporter attributes it.
      */
     public NodeReport bringUp() {
+        if (options.mps()) {
+            progress.println("kgpu-sim: starting the plugin's mps-control-daemon mode (sharing.mps, "
+                    + SimulatorOptions.MPS_REPLICAS + " replicas per GPU)");
+            startMpsControlDaemon();
+        }
         progress.println("kgpu-sim: starting the plugin, discovery and the exporter"
                 + launcher.jvmOptions().map(f -> " with @" + options.root().relativize(f)).orElse(""));
         AgentProcess plugin = start(Agent.PLUGIN);

@@ -38,10 +38,21 @@ import java.util.stream.Stream;
  * @param dra            the plugin also runs its DRA driver ({@code KGPU_KUBELET_APIS=device-plugin,dra}); the node's
  *                       scheduler allocates ResourceClaims, its kubelet prepares them through the driver, and the
  *                       validator's plugin component validates through a claim
+ * @param sharing        {@code none}, or {@code mps}: every GPU shared {@value #MPS_REPLICAS} times with MPS
+ *                       ({@code sharing.mps} in the agents' config file), the plugin's {@code mps-control-daemon} mode
+ *                       running the daemons with the mock's fake {@code nvidia-cuda-mps-control}
  */
 public record SimulatorOptions(Path root, String profile, Path profileFile, String nodeName, Path workDir,
                                String migStrategy, String deviceListStrategy, Map<Agent, Integer> ports, Duration timeout,
-                               boolean exitWhenReady, int footprintRuns, boolean dra) {
+                               boolean exitWhenReady, int footprintRuns, boolean dra, String sharing) {
+
+    /** How many MPS replicas each GPU gets with {@code --sharing=mps}. */
+    public static final int MPS_REPLICAS = 4;
+
+    /** Whether GPUs are shared with MPS ({@code --sharing=mps}). */
+    public boolean mps() {
+        return sharing.equals("mps");
+    }
 
     public static final String DEFAULT_PROFILE = "dgx-a100";
     public static final String DEFAULT_NODE_NAME = "kgpu-sim-node";
@@ -81,7 +92,9 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
         TIMEOUT("timeout", "KGPU_SIM_TIMEOUT", "<seconds>", "how long each step may take to come up (default 120)"),
         EXIT_WHEN_READY("exit-when-ready", "KGPU_SIM_EXIT_WHEN_READY", "[true|false]", "stop after the summary; exit 1 if anything failed"),
         FOOTPRINT("footprint", "KGPU_SIM_FOOTPRINT", "<runs>", "start the agents <runs> times, print median start-to-ready and RSS"),
-        DRA("dra", "KGPU_SIM_DRA", "[true|false]", "the plugin also runs its DRA driver gpu.nvidia.com; claims are allocated by CEL and prepared through it");
+        DRA("dra", "KGPU_SIM_DRA", "[true|false]", "the plugin also runs its DRA driver gpu.nvidia.com; claims are allocated by CEL and prepared through it"),
+        SHARING("sharing", "KGPU_SIM_SHARING", "none|mps", "mps: each GPU shared " + MPS_REPLICAS
+                + " times with MPS, the plugin's mps-control-daemon mode running the daemons (default none)");
 
         final String flag;
         final String variable;
@@ -176,12 +189,16 @@ public record SimulatorOptions(Path root, String profile, Path profileFile, Stri
         boolean exitWhenReady = bool(value, Option.EXIT_WHEN_READY, problems);
         int footprint = integer(value, Option.FOOTPRINT, 0, 1, 100, problems);
         boolean dra = bool(value, Option.DRA, problems);
+        String sharing = value.apply(Option.SHARING).orElse("none");
+        if (!Set.of("none", "mps").contains(sharing)) {
+            problems.add("--sharing was '" + sharing + "' but it must be none or mps");
+        }
 
         if (!problems.isEmpty()) {
             throw new OptionsException(problems);
         }
         return new SimulatorOptions(root, profile, profileFile, nodeName, workDir, migStrategy, deviceListStrategy, ports,
-                Duration.ofSeconds(timeoutSeconds), exitWhenReady, footprint, dra);
+                Duration.ofSeconds(timeoutSeconds), exitWhenReady, footprint, dra, sharing);
     }
 
     private static Path root(Optional<String> given, Path workingDirectory, List<String> problems) {

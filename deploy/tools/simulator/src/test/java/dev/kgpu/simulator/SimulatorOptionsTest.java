@@ -92,13 +92,13 @@ class SimulatorOptionsTest {
     void everyBadValueIsNamedWithItsValue() {
         SimulatorOptions.OptionsException e = catchThrowableOfType(SimulatorOptions.OptionsException.class,
                 () -> parse("--profile=a800", "--node-name=GPU_Node", "--mig-strategy=some", "--device-list-strategy=cdi", "--plugin-port=0",
-                        "--timeout=soon", "--exit-when-ready=yes", "--footprint=1000", "--dra=maybe", "--speed=fast", "stray"));
+                        "--timeout=soon", "--exit-when-ready=yes", "--footprint=1000", "--dra=maybe", "--sharing=mig", "--speed=fast", "stray"));
 
         assertThat(e.problems()).containsExactlyInAnyOrder(
                 "argument was 'stray' but it must be an option such as --profile=rtx3060 (see --help)",
                 "option was '--speed' but it must be one of [--root, --profile, --node-name, --work-dir, --mig-strategy,"
                         + " --device-list-strategy, --plugin-port, --discovery-port, --validator-port, --exporter-port, --timeout,"
-                        + " --exit-when-ready, --footprint, --dra] (see --help)",
+                        + " --exit-when-ready, --footprint, --dra, --sharing] (see --help)",
                 "--profile was 'a800' but it must name a profile in " + root.resolve("nvml-ffm/nvml/mock/profiles")
                         + " (dgx-a100, mig-mixed, rtx3060) or a .json file",
                 "--node-name was 'GPU_Node' but it must be a DNS subdomain: lower-case letters, digits, '-' and '.', at most 253 characters",
@@ -108,7 +108,8 @@ class SimulatorOptionsTest {
                 "--timeout was 'soon' but it must be a whole number from 5 to 3600",
                 "--exit-when-ready was 'yes' but it must be true or false",
                 "--footprint was '1000' but it must be a whole number from 1 to 100",
-                "--dra was 'maybe' but it must be true or false");
+                "--dra was 'maybe' but it must be true or false",
+                "--sharing was 'mig' but it must be none or mps");
     }
 
     @Test

@@ -371,6 +371,12 @@ final class NvmlGpu implements GpuDevice {
     }
 
     @Override
+    public void setComputeMode(ComputeMode mode) {
+        session.ensureOpen("nvmlDeviceSetComputeMode");
+        NvmlReturns.check(NvmlNative.nvmlDeviceSetComputeMode(handle, mode.toNvml()), "nvmlDeviceSetComputeMode");
+    }
+
+    @Override
     public Optional<VirtualizationMode> virtualizationMode() {
         session.ensureOpen("nvmlDeviceGetVirtualizationMode");
         MemorySegment s = scratch.acquire();

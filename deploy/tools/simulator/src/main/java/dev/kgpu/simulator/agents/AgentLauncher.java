@@ -139,6 +139,15 @@ public final class AgentLauncher {
 
     /** Spawns {@code agent} with {@code agentEnvironment} on top of the inherited basics. */
     public AgentProcess start(Agent agent, int port, Map<String, String> agentEnvironment) {
+        return start(agent, port, agentEnvironment, List.of(), agent.id());
+    }
+
+    /**
+     * Spawns {@code agent}'s app in another of its modes: {@code arguments} after the jar (the plugin's
+     * {@code mps-control-daemon}), its output in {@code logs/<logName>.log}.
+     */
+    public AgentProcess start(Agent agent, int port, Map<String, String> agentEnvironment, List<String> arguments,
+                              String logName) {
         Path app = agent.appDirectory(root);
         List<String> command = new ArrayList<>();
         AotCache cache = AotCache.none();
@@ -158,13 +167,14 @@ public final class AgentLauncher {
             command.add("-jar");
             command.add(app.resolve("quarkus-run.jar").toString());
         }
+        command.addAll(arguments);
 
         ProcessBuilder builder = new ProcessBuilder(command).directory(app.toFile());
         Map<String, String> env = builder.environment();
         env.clear();
         INHERITED.forEach(name -> Optional.ofNullable(environment.get(name)).ifPresent(v -> env.put(name, v)));
         env.putAll(agentEnvironment);
-        Path log = logs.resolve(agent.id() + ".log");
+        Path log = logs.resolve(logName + ".log");
         if (agent == Agent.VALIDATOR) {
             builder.redirectOutput(logs.resolve("validator.out").toFile()).redirectError(log.toFile());
         } else {

@@ -4841,6 +4841,67 @@ public class NvmlNative extends NvmlNative$shared {
         }
     }
 
+    private static class nvmlDeviceSetComputeMode {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            NvmlNative.C_INT,
+            NvmlNative.C_POINTER,
+            NvmlNative.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("nvmlDeviceSetComputeMode");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)
+     * }
+     */
+    public static FunctionDescriptor nvmlDeviceSetComputeMode$descriptor() {
+        return nvmlDeviceSetComputeMode.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)
+     * }
+     */
+    public static MethodHandle nvmlDeviceSetComputeMode$handle() {
+        return nvmlDeviceSetComputeMode.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)
+     * }
+     */
+    public static MemorySegment nvmlDeviceSetComputeMode$address() {
+        return nvmlDeviceSetComputeMode.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)
+     * }
+     */
+    public static int nvmlDeviceSetComputeMode(MemorySegment device, int mode) {
+        var mh$ = nvmlDeviceSetComputeMode.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("nvmlDeviceSetComputeMode", device, mode);
+            }
+            return (int)mh$.invokeExact(device, mode);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class nvmlDeviceGetNvLinkState {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             NvmlNative.C_INT,

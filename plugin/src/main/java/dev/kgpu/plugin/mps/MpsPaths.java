@@ -1,0 +1,65 @@
+package dev.kgpu.plugin.mps;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * NVIDIA's layout of the MPS root ({@code cmd/mps-control-daemon/mps/root.go}, v0.17): one folder per MPS-shared
+ * resource, named by the resource ({@code nvidia.com/gpu} gives {@code <root>/nvidia.com/gpu}), holding the daemon's
+ * {@code pipe} and {@code log} folders and its {@code .started} file; {@code .ready} for the whole node once every
+ * daemon started; {@code shm}, the shared memory the clients get as {@code /dev/shm}. NVIDIA's plugin and kgpu's read
+ * the same files, so either daemon serves either plugin. Immutable.
+ *
+ * @param root the MPS root as this process sees it
+ */
+public record MpsPaths(Path root) {
+
+    /** The daemon's control socket in its pipe folder. */
+    public static final String CONTROL_SOCKET = "control";
+    /** The daemon's pid file in its pipe folder (written by {@code nvidia-cuda-mps-control -d}). */
+    public static final String PID_FILE = "nvidia-cuda-mps-control.pid";
+    /** The daemon's log in its log folder. */
+    public static final String CONTROL_LOG = "control.log";
+
+    public MpsPaths {
+        Objects.requireNonNull(root, "root");
+    }
+
+    /** {@code <root>/.ready}: every daemon of the node started. */
+    public Path ready() {
+        return root.resolve(".ready");
+    }
+
+    /** {@code <root>/shm}: the clients' shared memory. */
+    public Path shm() {
+        return root.resolve("shm");
+    }
+
+    /** {@code <root>/<resource>}. */
+    public Path resource(String resource) {
+        return root.resolve(resource);
+    }
+
+    /** {@code <root>/<resource>/pipe}: the daemon's {@code CUDA_MPS_PIPE_DIRECTORY}. */
+    public Path pipe(String resource) {
+        return resource(resource).resolve("pipe");
+    }
+
+    /** {@code <root>/<resource>/log}: the daemon's {@code CUDA_MPS_LOG_DIRECTORY}. */
+    public Path log(String resource) {
+        return resource(resource).resolve("log");
+    }
+
+    /** {@code <root>/<resource>/.started}: the daemon started and its limits are set. */
+    public Path started(String resource) {
+        return resource(resource).resolve(".started");
+    }
+
+    /**
+     * {@code <root>/<resource>/.compute-modes} (kgpu's): each GPU's compute mode before the daemon set it, kept until
+     * they are given back, so that a daemon agent that ended without stopping gives the modes back on its next start.
+     */
+    public Path computeModes(String resource) {
+        return resource(resource).resolve(".compute-modes");
+    }
+}
