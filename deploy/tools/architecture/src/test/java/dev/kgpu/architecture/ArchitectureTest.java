@@ -154,6 +154,7 @@ class ArchitectureTest {
         JavaClasses plugin = RULES.in(main, List.of("plugin"));
         Set<String> frontEnds = RULES.pluginFrontEnds(plugin);
         assertThat(frontEnds).contains("deviceplugin", "dra");
+        assertThat(RULES.pluginDaemons(plugin)).containsExactly("mps");
         List<String> implementations = plugin.stream()
                 .filter(c -> !c.isInterface() && c.isAssignableTo("dev.kgpu.plugin.node.FrontEnd"))
                 .map(JavaClass::getName).toList();
@@ -164,7 +165,7 @@ class ArchitectureTest {
             assertThat(plugin.that(JavaClass.Predicates.resideInAPackage("dev.kgpu.plugin." + layer + "..")).size())
                     .as("dev.kgpu.plugin." + layer + "'s classes").isGreaterThanOrEqualTo(10);
         }
-        RULES.pluginFrontEndsArePeersOverTheNode(frontEnds).check(plugin);
+        RULES.pluginFrontEndsArePeersOverTheNode(frontEnds, RULES.pluginDaemons(plugin)).check(plugin);
     }
 
     private static String read(Path file) {

@@ -39,6 +39,12 @@ final class HouseRules {
     static final List<String> PLUGIN_NODE = List.of("node", "devices", "health", "config");
     /** The node's own adapters (the device source over NVML): only the composition hands them to the node. */
     static final List<String> PLUGIN_NODE_ADAPTERS = List.of("nvml");
+    /**
+     * The plugin's daemons: components of their own (the {@code mps-control-daemon} mode) whose paths, settings and
+     * readiness check a front-end uses as their client. A daemon uses the node level, imports no front-end, and the
+     * node imports no daemon.
+     */
+    static final List<String> PLUGIN_DAEMONS = List.of("mps");
 
     private final String root;
 
@@ -109,17 +115,27 @@ final class HouseRules {
 
     /**
      * The plugin's front-end packages: every package directly under the plugin's that is neither the node level,
-     * the node's adapters nor the composition ({@code deviceplugin}, {@code dra}, and a new sibling such as
-     * {@code mps} without anyone listing it).
+     * the node's adapters, a daemon nor the composition ({@code deviceplugin}, {@code dra}, and a new sibling such
+     * as {@code vgpu} without anyone listing it).
      */
     Set<String> pluginFrontEnds(JavaClasses classes) {
+        return pluginPackages(classes, false);
+    }
+
+    /** The plugin's daemon packages that hold classes ({@link #PLUGIN_DAEMONS}). */
+    Set<String> pluginDaemons(JavaClasses classes) {
+        return pluginPackages(classes, true);
+    }
+
+    private Set<String> pluginPackages(JavaClasses classes, boolean daemons) {
         Set<String> frontEnds = new TreeSet<>();
         String plugin = root + ".plugin.";
         for (JavaClass javaClass : classes) {
             String name = javaClass.getPackageName();
             if (name.startsWith(plugin)) {
                 String first = name.substring(plugin.length()).split("\\.")[0];
-                if (Stream.of(PLUGIN_NODE, PLUGIN_NODE_ADAPTERS, PLUGIN_COMPOSITION).noneMatch(l -> l.contains(first))) {
+                if (daemons ? PLUGIN_DAEMONS.contains(first) : Stream.of(PLUGIN_NODE, PLUGIN_NODE_ADAPTERS,
+                        PLUGIN_COMPOSITION, PLUGIN_DAEMONS).noneMatch(l -> l.contains(first))) {
                     frontEnds.add(first);
                 }
             }
@@ -130,9 +146,11 @@ final class HouseRules {
     /**
      * The plugin is a node runtime with kubelet front-ends: the front-ends are peers that never import one
      * another; the node level imports no front-end (nor the composition, nor its adapters); only the composition
-     * puts them together. Every layer must hold classes (ArchUnit fails on an empty one).
+     * puts them together. A daemon ({@link #PLUGIN_DAEMONS}) sits beside the node: the front-ends and the
+     * composition may use it, it imports no front-end, and the node imports none. Every layer must hold classes
+     * (ArchUnit fails on an empty one).
      */
-    ArchRule pluginFrontEndsArePeersOverTheNode(Set<String> frontEnds) {
+    ArchRule pluginFrontEndsArePeersOverTheNode(Set<String> frontEnds, Set<String> daemons) {
         String plugin = root + ".plugin";
         List<String> composition = new ArrayList<>(List.of(plugin));
         PLUGIN_COMPOSITION.forEach(p -> composition.add(plugin + "." + p + ".."));
@@ -144,17 +162,27 @@ final class HouseRules {
         for (String frontEnd : frontEnds) {
             layers = layers.layer("front-end " + frontEnd).definedBy(plugin + "." + frontEnd + "..");
         }
+        for (String daemon : daemons) {
+            layers = layers.layer("daemon " + daemon).definedBy(plugin + "." + daemon + "..");
+        }
         List<String> usersOfTheNode = new ArrayList<>(List.of("composition", "node adapters"));
         frontEnds.forEach(frontEnd -> usersOfTheNode.add("front-end " + frontEnd));
+        List<String> usersOfADaemon = new ArrayList<>(usersOfTheNode);
+        usersOfADaemon.remove("node adapters");
+        daemons.forEach(daemon -> usersOfTheNode.add("daemon " + daemon));
         layers = layers.whereLayer("composition").mayNotBeAccessedByAnyLayer()
                 .whereLayer("node adapters").mayOnlyBeAccessedByLayers("composition")
                 .whereLayer("node").mayOnlyBeAccessedByLayers(usersOfTheNode.toArray(String[]::new));
         for (String frontEnd : frontEnds) {
             layers = layers.whereLayer("front-end " + frontEnd).mayOnlyBeAccessedByLayers("composition");
         }
+        for (String daemon : daemons) {
+            layers = layers.whereLayer("daemon " + daemon).mayOnlyBeAccessedByLayers(usersOfADaemon.toArray(String[]::new));
+        }
         return layers.because("the front-ends (" + String.join(", ", frontEnds) + ") are peers over the node"
-                + " runtime: each imports only the node level (" + String.join(", ", PLUGIN_NODE) + ") and its own"
-                + " sub-packages, the node imports no front-end, and only the entry point, app and settings put"
+                + " runtime: each imports only the node level (" + String.join(", ", PLUGIN_NODE) + "), the daemons ("
+                + String.join(", ", daemons) + ") it is a client of and its own sub-packages, the node imports no"
+                + " front-end or daemon, a daemon imports no front-end, and only the entry point, app and settings put"
                 + " them together");
     }
 

@@ -65,27 +65,37 @@ class HouseRulesCatchViolationsTest {
     }
 
     @Test
-    void aThirdFrontEndBesideDevicePluginAndDraIsAPeerTooAndBreaksNothing() {
+    void theMpsDaemonBesideTheNodeServesTheDevicePluginAsItsClientAndBreaksNothing() {
         HouseRules rules = rules("mps");
-        Set<String> frontEnds = rules.pluginFrontEnds(classes("mps"));
-        assertThat(frontEnds).containsExactly("deviceplugin", "dra", "mps");
-        assertThat(violations(rules.pluginFrontEndsArePeersOverTheNode(frontEnds), "mps")).isEmpty();
+        JavaClasses classes = classes("mps");
+        assertThat(rules.pluginFrontEnds(classes)).containsExactly("deviceplugin", "dra");
+        assertThat(rules.pluginDaemons(classes)).containsExactly("mps");
+        assertThat(violations(rules.pluginFrontEndsArePeersOverTheNode(rules.pluginFrontEnds(classes),
+                rules.pluginDaemons(classes)), "mps")).isEmpty();
+    }
+
+    @Test
+    void aThirdFrontEndNobodyListedIsAPeerToo() {
+        assertThat(new HouseRules(FIXTURES + ".vgpu").pluginFrontEnds(classes("vgpu")))
+                .containsExactly("deviceplugin", "vgpu");
     }
 
     @Test
     void aFrontEndImportingItsPeerAndTheNodeImportingAFrontEndAreReported() {
         HouseRules rules = rules("badplugin");
+        JavaClasses classes = classes("badplugin");
         List<String> violations = violations(rules.pluginFrontEndsArePeersOverTheNode(
-                rules.pluginFrontEnds(classes("badplugin"))), "badplugin");
+                rules.pluginFrontEnds(classes), rules.pluginDaemons(classes)), "badplugin");
         assertReported(violations, "badplugin.plugin.dra.Dra", "badplugin.plugin.deviceplugin.DevicePlugin");
         assertReported(violations, "badplugin.plugin.node.Node", "badplugin.plugin.mps.Mps");
-        assertThat(violations).hasSize(2);
+        assertReported(violations, "badplugin.plugin.mps.Mps", "badplugin.plugin.dra.Dra");
+        assertThat(violations).hasSize(3);
     }
 
     @Test
     void anEmptyFrontEndLayerIsReportedNotPassed() {
         List<String> violations = violations(rules("mps").pluginFrontEndsArePeersOverTheNode(
-                Set.of("deviceplugin", "dra", "mps", "vgpu")), "mps");
+                Set.of("deviceplugin", "dra", "vgpu"), Set.of("mps")), "mps");
         assertReported(violations, "front-end vgpu", "empty");
     }
 
