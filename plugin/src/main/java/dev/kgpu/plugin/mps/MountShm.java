@@ -31,6 +31,14 @@ public final class MountShm {
     public static final String COMMAND = "mount-shm";
     /** NVIDIA's size when {@code /proc/meminfo} has no {@code MemTotal}. */
     static final String FALLBACK_SIZE = "65536k";
+    /**
+     * {@code mount(2)}'s and {@code umount2(2)}'s shapes, linked with {@code errno} captured: native-image needs each
+     * registered (META-INF/native-image/dev.kgpu/plugin/reachability-metadata.json, which MountShmTest checks).
+     */
+    static final FunctionDescriptor MOUNT_SHAPE = FunctionDescriptor.of(ValueLayout.JAVA_INT,
+            ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS);
+    static final FunctionDescriptor UMOUNT2_SHAPE = FunctionDescriptor.of(ValueLayout.JAVA_INT,
+            ValueLayout.ADDRESS, ValueLayout.JAVA_INT);
     static final long MS_NOSUID = 2;
     static final long MS_NODEV = 4;
     static final long MS_NOEXEC = 8;
@@ -91,10 +99,8 @@ public final class MountShm {
         private static final Linker LINKER = Linker.nativeLinker();
         private static final StructLayout STATE = Linker.Option.captureStateLayout();
         private static final VarHandle ERRNO = STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-        private static final MethodHandle MOUNT = downcall("mount", FunctionDescriptor.of(ValueLayout.JAVA_INT,
-                ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));
-        private static final MethodHandle UMOUNT2 = downcall("umount2", FunctionDescriptor.of(ValueLayout.JAVA_INT,
-                ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+        private static final MethodHandle MOUNT = downcall("mount", MOUNT_SHAPE);
+        private static final MethodHandle UMOUNT2 = downcall("umount2", UMOUNT2_SHAPE);
         private static final MethodHandle STRERROR = LINKER.downcallHandle(
                 LINKER.defaultLookup().find("strerror").orElseThrow(),
                 FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));

@@ -2,7 +2,18 @@ package dev.kgpu.plugin.mps;
 
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,5 +36,35 @@ class MountShmTest {
         assertThat(MountShm.mounted(Path.of("/run/nvidia/mps/shm"), mountinfo)).isTrue();
         assertThat(MountShm.mounted(Path.of("/tmp/with space"), mountinfo)).isTrue();
         assertThat(MountShm.mounted(Path.of("/run/nvidia/mps"), mountinfo)).isFalse();
+    }
+
+    /**
+     * A native plugin links mount and umount2 only if native-image registered their shapes: the plugin's
+     * reachability metadata names exactly the shapes MountShm links with errno captured (strerror's is nvml's).
+     */
+    @Test
+    void nativeImageRegistersExactlyTheDowncallShapesMountShmLinks() throws IOException {
+        JsonNode metadata;
+        try (InputStream in = MountShm.class.getResourceAsStream(
+                "/META-INF/native-image/dev.kgpu/plugin/reachability-metadata.json")) {
+            assertThat(in).as("the plugin's reachability-metadata.json").isNotNull();
+            metadata = new ObjectMapper().readTree(in);
+        }
+        List<String> registered = new ArrayList<>();
+        for (JsonNode downcall : metadata.path("foreign").path("downcalls")) {
+            List<String> parameters = new ArrayList<>();
+            downcall.path("parameterTypes").forEach(p -> parameters.add(p.asText()));
+            registered.add(downcall.path("returnType").asText() + parameters + " errno="
+                    + downcall.path("options").path("captureCallState").asBoolean(false));
+        }
+        assertThat(registered).containsExactlyInAnyOrder(
+                shape(MountShm.MOUNT_SHAPE) + " errno=true", shape(MountShm.UMOUNT2_SHAPE) + " errno=true");
+    }
+
+    private static String shape(FunctionDescriptor descriptor) {
+        Map<MemoryLayout, String> names = Map.of(ValueLayout.JAVA_INT, "int", ValueLayout.JAVA_LONG, "long long",
+                ValueLayout.ADDRESS, "void*");
+        List<String> parameters = descriptor.argumentLayouts().stream().map(l -> names.get(l.withoutName())).toList();
+        return names.get(descriptor.returnLayout().orElseThrow().withoutName()) + parameters;
     }
 }
