@@ -44,7 +44,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -232,15 +234,15 @@ class DraDriverIT {
 
             // the kubelet stops, starts, deletes the node's slices, then its plugin watcher finds the socket again
             plugin.pluginWatcher.close();
-            wipeNodeSlices();
+            Set<String> wiped = wipeNodeSlices();
             try (PluginWatcher restarted = PluginWatcher.start(dir.resolve("plugins_registry"))) {
                 restarted.await(() -> restarted.registrations().stream().anyMatch(PluginRegistration::registered),
                         RESTART_WAIT, "registered again");
-                Await.until(() -> deviceNames().equals(published), RESTART_WAIT, "republished; last: " + deviceNames());
+                awaitRepublishedAfter(wiped, published, "republished");
 
                 // the wipe may land after the registration: the kubelet waits for its node lister first
-                wipeNodeSlices();
-                Await.until(() -> deviceNames().equals(published), RESTART_WAIT, "republished again; last: " + deviceNames());
+                Set<String> wipedAgain = wipeNodeSlices();
+                awaitRepublishedAfter(wipedAgain, published, "republished again");
                 assertThat(registrations).isPositive();
             }
         }
@@ -259,11 +261,25 @@ class DraDriverIT {
         }
     }
 
-    /** The kubelet's DeleteCollection of the node's ResourceSlices (field selector {@code spec.nodeName}). */
-    void wipeNodeSlices() {
-        api.client().dynamicResourceAllocation().v1().resourcesSlices().withField("spec.nodeName", NODE).list().getItems()
-                .forEach(s -> api.client().dynamicResourceAllocation().v1().resourcesSlices().resource(s).delete());
-        assertThat(deviceNames()).isEmpty();
+    /**
+     * The kubelet's DeleteCollection of the node's ResourceSlices (field selector {@code spec.nodeName}).
+     * Returns the UIDs of the slices it deleted: a driver that watches may write new ones back at once, so the
+     * proof of a republish is slices with other UIDs, not an empty list in between.
+     */
+    Set<String> wipeNodeSlices() {
+        List<ResourceSlice> nodeSlices = api.client().dynamicResourceAllocation().v1().resourcesSlices()
+                .withField("spec.nodeName", NODE).list().getItems();
+        assertThat(nodeSlices).as("the node's slices before the wipe").isNotEmpty();
+        nodeSlices.forEach(s -> api.client().dynamicResourceAllocation().v1().resourcesSlices().resource(s).delete());
+        return nodeSlices.stream().map(s -> s.getMetadata().getUid()).collect(Collectors.toSet());
+    }
+
+    void awaitRepublishedAfter(Set<String> wipedUids, List<String> published, String description) {
+        Await.until(() -> {
+            List<ResourceSlice> now = slices();
+            return !now.isEmpty() && now.stream().noneMatch(s -> wipedUids.contains(s.getMetadata().getUid()))
+                    && deviceNames().equals(published);
+        }, RESTART_WAIT, description + " in new slices; last: " + deviceNames());
     }
 
     @Test
