@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -37,8 +39,9 @@ import java.util.function.Supplier;
  *       driver does, and refused when they ask for sharing kgpu cannot apply ({@link #sharingProblem});</li>
  *   <li>the devices are reserved in the node's {@link AllocationLedger}: one another claim holds (unless either asked
  *       for admin access) or the device plugin handed out is refused, naming the holder;</li>
- *   <li>the claim's CDI spec is written, then the claim is checkpointed (on failure the spec is removed again and the
- *       reservation released), then the devices are returned with their CDI names.</li>
+ *   <li>the claim's CDI spec is written and the claim checkpointed, both at once and both on disk before the answer
+ *       ({@link #written}; when one fails, the other is undone and the reservation released), then the devices are
+ *       returned with their CDI names.</li>
  * </ol>
  * Before any of it, the kubelet's reference is checked ({@link ClaimRefs}): a claim without UID, namespace or name
  * fails alone, and so does one whose preparing throws.
@@ -225,20 +228,76 @@ public final class ClaimPreparer {
         if (ledger.reserveForClaim(claim, held, clock.instant()) instanceof AllocationLedger.Reservation.Refused refused) {
             return new ClaimResult.Failed(refusal(refused, held));
         }
+        return written(claim, node, chosen, new PreparedClaim(claim, prepared));
+    }
+
+    /**
+     * Writes the claim's CDI spec and its checkpoint entry at the same time, the spec on a virtual thread: each is
+     * durable on its own ({@link dev.kgpu.cdi.DurableFiles}: fsync'd, renamed, folder fsync'd), and the two waits for
+     * the disk overlap instead of adding up. Both are on disk before the claim is answered. A crash in between leaves a
+     * spec without a checkpoint entry (harmless: the kubelet prepares the claim again, unprepare removes a spec by UID)
+     * or an entry without its spec (written again when the kubelet repeats the call, {@link #again}). When one of the
+     * two fails, the other is undone and the reservation released; an entry that cannot be undone keeps its
+     * reservation, so that the ledger and the checkpoint still agree.
+     */
+    private ClaimResult written(ClaimRef claim, NodeDevices node, List<DraDevice> chosen, PreparedClaim prepared) {
+        FutureTask<Optional<String>> spec = new FutureTask<>(() -> {
+            try {
+                specs.write(claim.uid(), node, chosen);
+                return Optional.empty();
+            } catch (CdiException e) {
+                return Optional.of("could not write the claim's CDI spec in " + specs.directory() + ": " + e.getMessage());
+            }
+        });
+        Thread.ofVirtual().name("dra-claim-spec-" + claim.uid()).start(spec);
+        Optional<String> checkpointError = Optional.empty();
         try {
-            specs.write(claim.uid(), node, chosen);
-        } catch (CdiException e) {
-            ledger.releaseClaim(claim.uid());
-            return new ClaimResult.Failed("could not write the claim's CDI spec in " + specs.directory() + ": " + e.getMessage());
-        }
-        try {
-            checkpoint.put(new PreparedClaim(claim, prepared));
+            checkpoint.put(prepared);
         } catch (CheckpointException e) {
-            removeQuietly(claim.uid());
-            ledger.releaseClaim(claim.uid());
-            return new ClaimResult.Failed(e.getMessage());
+            checkpointError = Optional.of(e.getMessage());
         }
-        return new ClaimResult.Prepared(prepared);
+        Optional<String> specError = outcome(spec);
+        if (specError.isEmpty() && checkpointError.isEmpty()) {
+            return new ClaimResult.Prepared(prepared.devices());
+        }
+        if (specError.isEmpty()) {
+            removeQuietly(claim.uid());
+        }
+        if (checkpointError.isEmpty()) {
+            try {
+                checkpoint.remove(claim.uid());
+            } catch (CheckpointException e) {
+                LOG.log(System.Logger.Level.ERROR, "claim {0} stays in the checkpoint, and its devices reserved, although"
+                        + " its CDI spec could not be written: {1}; the kubelet's next call writes the spec again", claim,
+                        e.getMessage());
+                return new ClaimResult.Failed(specError.get());
+            }
+        }
+        ledger.releaseClaim(claim.uid());
+        return new ClaimResult.Failed(specError.orElseGet(checkpointError::orElseThrow));
+    }
+
+    /** What the spec's writer answered, waiting for it (a disk write: bounded, so an interrupt is kept for later). */
+    private static Optional<String> outcome(FutureTask<Optional<String>> spec) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return spec.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof RuntimeException bug) {
+                        throw bug;
+                    }
+                    throw new IllegalStateException(e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /**

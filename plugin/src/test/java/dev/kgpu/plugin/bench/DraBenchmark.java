@@ -63,11 +63,20 @@ public final class DraBenchmark {
     private static final int RESTART_ROUNDS = 20;
     private static final int START_ROUNDS = 5;
 
-    /** {@code restart}: only the start and kubelet-restart rows (a quick run); no argument: every row. */
+    /**
+     * {@code restart}: only the start and kubelet-restart rows (a quick run); {@code prepare}: only the
+     * NodePrepareResources rows; no argument: every row.
+     */
     public static void main(String[] args) throws Exception {
         List<String> report = new ArrayList<>();
         report.add("| measurement | samples | p50 | p99 | max |");
         report.add("|---|---|---|---|---|");
+        if (args.length > 0 && args[0].equals("prepare")) {
+            prepare(report);
+            System.out.println("Load average at the end: " + PluginBenchmark.loadAverage() + "\n");
+            System.out.println(String.join("\n", report));
+            System.exit(0);
+        }
         report.add(PluginBenchmark.row("plugin start (in-process, after the first) -> DRA driver registered (GetInfo"
                 + " answered, NotifyRegistrationStatus)", startToRegistered()));
         long[][] restart = kubeletRestart();

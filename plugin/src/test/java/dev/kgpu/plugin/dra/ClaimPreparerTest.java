@@ -71,10 +71,14 @@ class ClaimPreparerTest {
     }
 
     ClaimPreparer preparer() {
+        return preparer(dir.resolve("kgpu-checkpoint.json"));
+    }
+
+    ClaimPreparer preparer(Path checkpointFile) {
         return new ClaimPreparer(NODE, claim -> {
             reads.incrementAndGet();
             return allocations.getOrDefault(claim.uid(), new ClaimAllocation.NotFound());
-        }, ClaimCheckpoint.open(dir.resolve("kgpu-checkpoint.json"), "boot"), specs, devices::get,
+        }, ClaimCheckpoint.open(checkpointFile, "boot"), specs, devices::get,
                 uuid -> Optional.ofNullable(unhealthy.get(uuid)), ledger, InstantSource.fixed(NOW), new DraMetrics() {
             @Override
             public void claim(String operation, boolean success) {
@@ -432,5 +436,26 @@ class ClaimPreparerTest {
         assertThat(result).isInstanceOfSatisfying(ClaimResult.Failed.class,
                 failed -> assertThat(failed.error()).startsWith("could not write the claim's CDI spec in "));
         assertThat(ledger.view().entries()).isEmpty();
+        assertThat(ClaimCheckpoint.open(dir.resolve("kgpu-checkpoint.json"), "boot").claims())
+                .as("the checkpoint, written beside the spec, forgot the claim again").isEmpty();
+    }
+
+    @Test
+    void aClaimWhoseCheckpointCannotBeWrittenLeavesNoSpecAndReleasesItsDevices() throws Exception {
+        Path folder = Files.createDirectories(dir.resolve("driver-state"));
+        ClaimPreparer preparer = preparer(folder.resolve("kgpu-checkpoint.json"));
+        Files.delete(folder);
+        Files.writeString(folder, "a file where the checkpoint's folder should be");
+        allocate("uid-1", gpu("gpu", "gpu-0"));
+
+        ClaimResult result = preparer.prepare(List.of(ref("uid-1"))).get("uid-1");
+
+        assertThat(result).isInstanceOfSatisfying(ClaimResult.Failed.class,
+                failed -> assertThat(failed.error()).startsWith("checkpoint " + folder.resolve("kgpu-checkpoint.json")
+                        + " could not be written: "));
+        assertThat(ledger.view().entries()).isEmpty();
+        assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-1.json")).as("the spec, written beside it, removed again")
+                .doesNotExist();
+        assertThat(preparer.prepared()).isEmpty();
     }
 }
