@@ -39,6 +39,8 @@ import java.util.function.Supplier;
  *       driver does, and refused when they ask for sharing kgpu cannot apply ({@link #sharingProblem});</li>
  *   <li>the devices are reserved in the node's {@link AllocationLedger}: one another claim holds (unless either asked
  *       for admin access) or the device plugin handed out is refused, naming the holder;</li>
+ *   <li>each whole GPU the claim asks to time-slice gets compute mode DEFAULT ({@link TimeSlicing}); one that cannot
+ *       (an MPS daemon holds it, NVML refuses) refuses the claim and releases its reservation;</li>
  *   <li>the claim's CDI spec is written and the claim checkpointed, both at once and both on disk before the answer
  *       ({@link #written}; when one fails, the other is undone and the reservation released), then the devices are
  *       returned with their CDI names.</li>
@@ -60,6 +62,7 @@ public final class ClaimPreparer {
     private final Supplier<NodeDevices> devices;
     private final Function<String, Optional<String>> health;
     private final AllocationLedger ledger;
+    private final TimeSlicing timeSlicing;
     private final InstantSource clock;
     private final DraMetrics metrics;
 
@@ -69,11 +72,12 @@ public final class ClaimPreparer {
      * @param health  why a device (by UUID) is not Healthy; empty when it is
      * @param ledger  the node's record of who holds which GPU: a claim's devices are reserved before anything is written
      *                for it, and released when it is unprepared
+     * @param timeSlicing gives the GPUs of a claim that asks for {@code TimeSlicing} the compute mode it needs
      * @param clock   when a reservation is made
      */
     public ClaimPreparer(String pool, ClaimSource claims, ClaimCheckpoint checkpoint, ClaimSpecs specs,
                          Supplier<NodeDevices> devices, Function<String, Optional<String>> health, AllocationLedger ledger,
-                         InstantSource clock, DraMetrics metrics) {
+                         TimeSlicing timeSlicing, InstantSource clock, DraMetrics metrics) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.claims = Objects.requireNonNull(claims, "claims");
         this.checkpoint = Objects.requireNonNull(checkpoint, "checkpoint");
@@ -81,6 +85,7 @@ public final class ClaimPreparer {
         this.devices = Objects.requireNonNull(devices, "devices");
         this.health = Objects.requireNonNull(health, "health");
         this.ledger = Objects.requireNonNull(ledger, "ledger");
+        this.timeSlicing = Objects.requireNonNull(timeSlicing, "timeSlicing");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
     }
@@ -217,7 +222,13 @@ public final class ClaimPreparer {
             }
             chosen.add(device.get());
         }
-        Optional<String> unusable = sharingProblem(configs, allocated, node);
+        Map<String, DeviceSharing> sharing;
+        try {
+            sharing = sharing(configs, allocated, node);
+        } catch (OpaqueConfigs.ConfigException e) {
+            return new ClaimResult.Failed(e.getMessage());
+        }
+        Optional<String> unusable = sharingProblem(sharing);
         if (unusable.isPresent()) {
             return new ClaimResult.Failed(unusable.get());
         }
@@ -227,6 +238,16 @@ public final class ClaimPreparer {
                 .map(d -> new AllocationLedger.ClaimDevice(d.name(), DeviceUnit.of(d.device()), adminOnly.get(d.name()))).toList();
         if (ledger.reserveForClaim(claim, held, clock.instant()) instanceof AllocationLedger.Reservation.Refused refused) {
             return new ClaimResult.Failed(refusal(refused, held));
+        }
+        for (DraDevice device : chosen) {
+            boolean timeSliced = sharing.getOrDefault(device.name(), DeviceSharing.DEFAULT).strategy()
+                    .filter("TimeSlicing"::equals).isPresent();
+            Optional<String> refused = timeSliced && device.type().equals(DraNames.TYPE_GPU)
+                    ? timeSlicing.apply(device) : Optional.empty();
+            if (refused.isPresent()) {
+                ledger.releaseClaim(claim.uid());
+                return new ClaimResult.Failed(refused.get());
+            }
         }
         return written(claim, node, chosen, new PreparedClaim(claim, prepared));
     }
@@ -324,27 +345,28 @@ public final class ClaimPreparer {
         return Optional.empty();
     }
 
-    /**
-     * Why the claim's opaque configs ({@code GpuConfig}, {@code MigDeviceConfig}) cannot be used: malformed (NVIDIA's
-     * words, {@link OpaqueConfigs}) or asking for what kgpu cannot apply. kgpu applies no sharing to a claim's GPU: a
-     * {@code TimeSlicing} config with interval {@code Default} asks for the GPU as it is, and {@code TimeSlicing} on a MIG
-     * device changes nothing (as in NVIDIA's driver); another interval needs {@code nvidia-smi compute-policy} (NVML has no
-     * setter), which kgpu does not run, and MPS needs a control daemon per claim, which kgpu does not run yet.
-     */
-    static Optional<String> sharingProblem(List<ClaimConfig> configs, List<AllocatedDevice> allocated, NodeDevices node) {
+    /** The sharing each device of this driver is asked for, by device name ({@link OpaqueConfigs#resolve}). */
+    static Map<String, DeviceSharing> sharing(List<ClaimConfig> configs, List<AllocatedDevice> allocated, NodeDevices node)
+            throws OpaqueConfigs.ConfigException {
         if (configs.isEmpty()) {
-            return Optional.empty();
+            return Map.of();
         }
         List<OpaqueConfigs.Target> targets = allocated.stream().filter(d -> d.driver().equals(DraNames.DRIVER))
                 .map(d -> new OpaqueConfigs.Target(d.request(), d.device(),
                         node.device(d.device()).map(DraDevice::type).orElse(DraNames.TYPE_GPU)))
                 .toList();
-        Map<String, DeviceSharing> sharing;
-        try {
-            sharing = OpaqueConfigs.resolve(DraNames.DRIVER, configs, targets);
-        } catch (OpaqueConfigs.ConfigException e) {
-            return Optional.of(e.getMessage());
-        }
+        return OpaqueConfigs.resolve(DraNames.DRIVER, configs, targets);
+    }
+
+    /**
+     * Why the claim's sharing (its opaque configs, {@code GpuConfig}, {@code MigDeviceConfig}, decoded and checked as
+     * NVIDIA's driver does: {@link #sharing}) asks for what kgpu cannot apply. {@code TimeSlicing} with interval
+     * {@code Default} is applied after the reservation ({@link TimeSlicing}: the GPU's compute mode made DEFAULT), and
+     * {@code TimeSlicing} on a MIG device changes nothing (as in NVIDIA's driver); another interval needs
+     * {@code nvidia-smi compute-policy} (NVML has no setter), which kgpu does not run, and MPS needs a control daemon
+     * per claim, which kgpu does not run yet.
+     */
+    private static Optional<String> sharingProblem(Map<String, DeviceSharing> sharing) {
         for (Map.Entry<String, DeviceSharing> entry : sharing.entrySet()) {
             DeviceSharing asked = entry.getValue();
             if (asked.strategy().filter("MPS"::equals).isPresent()) {

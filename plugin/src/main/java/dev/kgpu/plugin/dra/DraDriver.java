@@ -6,6 +6,7 @@ import dev.kgpu.plugin.devices.PhysicalDevice;
 import dev.kgpu.plugin.health.HealthListener;
 import dev.kgpu.plugin.health.HealthTracker;
 import dev.kgpu.plugin.health.HealthTransition;
+import dev.kgpu.plugin.mps.MpsPaths;
 import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.DeviceUnit;
 import dev.kgpu.plugin.node.FrontEnd;
@@ -214,7 +215,8 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
                 DraNames.DRIVER, checkpoint.claims().size(), checkpoint.file(), settings.cdiRoot());
         restore(checkpoint.claims());
         preparer = new ClaimPreparer(settings.nodeName(), claims, checkpoint, new ClaimSpecs(settings.cdiRoot(), settings.cdi()),
-                () -> devices, uuid -> health.problem(uuid), node.ledger(), node::now, metrics);
+                () -> devices, uuid -> health.problem(uuid), node.ledger(),
+                new TimeSlicing(node::computeModes, new MpsPaths(settings.mpsRoot())::resourceHolding), node::now, metrics);
         publisher = new SlicePublisher(slices, DraNames.DRIVER, settings.nodeName(), settings.resyncPeriod(), retries, metrics);
         podResourcesPoller = Thread.ofPlatform().name("dra-pod-resources").daemon(true).start(this::pollPodResources);
         serve();

@@ -4,6 +4,8 @@ import dev.kgpu.cdi.CdiRegistry;
 import dev.kgpu.cdi.CdiSpec;
 import dev.kgpu.cdi.NvidiaCdiGenerator;
 import dev.kgpu.nvml.mock.SimulatedDriverRoot;
+import dev.kgpu.plugin.devices.ComputeModes;
+import dev.kgpu.plugin.devices.DeviceSourceException;
 import dev.kgpu.plugin.devices.DriverInfo;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.node.AllocationLedger;
@@ -53,6 +55,7 @@ class ClaimPreparerTest {
     final AtomicReference<NodeDevices> devices = new AtomicReference<>();
     static final Instant NOW = Instant.parse("2026-12-01T12:00:00Z");
     AllocationLedger ledger = new ExclusiveLedger();
+    TimeSlicing timeSlicing = TimeSlicing.assumedDefault();
     ClaimSpecs specs;
 
     @BeforeEach
@@ -79,7 +82,7 @@ class ClaimPreparerTest {
             reads.incrementAndGet();
             return allocations.getOrDefault(claim.uid(), new ClaimAllocation.NotFound());
         }, ClaimCheckpoint.open(checkpointFile, "boot"), specs, devices::get,
-                uuid -> Optional.ofNullable(unhealthy.get(uuid)), ledger, InstantSource.fixed(NOW), new DraMetrics() {
+                uuid -> Optional.ofNullable(unhealthy.get(uuid)), ledger, timeSlicing, InstantSource.fixed(NOW), new DraMetrics() {
             @Override
             public void claim(String operation, boolean success) {
                 counted.merge(operation + "/" + success, 1, Integer::sum);
@@ -304,7 +307,7 @@ class ClaimPreparerTest {
             }
             return allocations.get(claim.uid());
         }, ClaimCheckpoint.open(dir.resolve("kgpu-checkpoint.json"), "boot"), specs, devices::get,
-                uuid -> Optional.empty(), ledger, InstantSource.fixed(NOW), new DraMetrics() {
+                uuid -> Optional.empty(), ledger, TimeSlicing.assumedDefault(), InstantSource.fixed(NOW), new DraMetrics() {
         });
 
         Map<String, ClaimResult> results = preparer.prepare(List.of(ref("uid-bug"), ref("uid-ok")));
@@ -424,6 +427,37 @@ class ClaimPreparerTest {
                 + " strategy: Spatial, supported GPU sharing strategies: TimeSlicing, MPS"));
         assertThat(ledger.view().entries()).as("only the prepared claim holds a GPU").hasSize(1);
         assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-long.json")).doesNotExist();
+    }
+
+    @Test
+    void aTimeSlicedClaimWhoseGpuCannotBeMadeDefaultFailsAloneAndReleasesItsDevicesAndAClaimWithoutSharingIsLeftAlone() {
+        Map<String, ComputeModes.Mode> modes = new ConcurrentHashMap<>(Map.of(Devices.gpu(0).uuid(), ComputeModes.Mode.PROHIBITED,
+                Devices.gpu(1).uuid(), ComputeModes.Mode.PROHIBITED));
+        timeSlicing = new TimeSlicing(() -> new ComputeModes() {
+            @Override
+            public Mode get(String gpuUuid) {
+                return modes.get(gpuUuid);
+            }
+
+            @Override
+            public void set(String gpuUuid, Mode mode) {
+                throw new DeviceSourceException("nvmlDeviceSetComputeMode: Insufficient Permissions", null);
+            }
+        }, uuid -> Optional.empty());
+        allocations.put("uid-sliced", new ClaimAllocation.Allocated(List.of(gpu("gpu", "gpu-0")), List.of(
+                new dev.kgpu.plugin.dra.config.ClaimConfig("FromClaim", List.of(), Optional.of(DraNames.DRIVER),
+                        Optional.of("{\"apiVersion\":\"resource.nvidia.com/v1beta1\",\"kind\":\"GpuConfig\",\"sharing\":"
+                                + "{\"strategy\":\"TimeSlicing\"}}")))));
+        allocate("uid-plain", gpu("gpu", "gpu-1"));
+
+        Map<String, ClaimResult> results = preparer().prepare(List.of(ref("uid-sliced"), ref("uid-plain")));
+
+        assertThat(results.get("uid-sliced")).isEqualTo(new ClaimResult.Failed("sharing strategy TimeSlicing cannot be"
+                + " applied to GPU gpu-0 (" + Devices.gpu(0).uuid() + "): it has compute mode PROHIBITED, time-slicing needs"
+                + " DEFAULT, and NVML refused to set it: nvmlDeviceSetComputeMode: Insufficient Permissions"));
+        assertThat(results.get("uid-plain")).isInstanceOf(ClaimResult.Prepared.class);
+        assertThat(ledger.view().entries()).extracting(h -> h.unit().uuid()).containsExactly(Devices.gpu(1).uuid());
+        assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-sliced.json")).doesNotExist();
     }
 
     @Test
