@@ -5,7 +5,6 @@ import dev.kgpu.agent.settings.Setting;
 import dev.kgpu.cdi.NvidiaCdiGenerator;
 import dev.kgpu.config.v1.ValueType;
 import dev.kgpu.plugin.config.DevicePluginConfig;
-import dev.kgpu.plugin.mps.MpsSettings;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -96,9 +95,10 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
      * @param procRoot the node's {@code KGPU_PROC_ROOT}, where the boot id and the MIG capabilities are read
      * @param wantedBy what asks for the driver, e.g. {@code KGPU_KUBELET_APIS lists dra}, for the line a missing node name
      *                 gets
+     * @param mpsRoot  the MPS root in this container (the MPS settings' {@code KGPU_MPS_CONTAINER_ROOT})
      */
     public static Optional<DraSettings> of(DevicePluginConfig loaded, ConfigLoader.Resolved resolved, Path procRoot,
-                                           String wantedBy) {
+                                           String wantedBy, Path mpsRoot) {
         String nodeName = resolved.get(NODE_NAME);
         if (nodeName.isEmpty()) {
             resolved.fail(NODE_NAME, "", "must name this node when " + wantedBy
@@ -107,7 +107,7 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
         }
         return Optional.of(new DraSettings(nodeName, Path.of(resolved.get(CDI_ROOT)), Path.of(resolved.get(REGISTRAR_DIRECTORY)),
                 Path.of(resolved.get(PLUGINS_DIRECTORY)), procRoot, loaded.cdiGenerator(procRoot),
-                resolved.get(RESYNC_PERIOD), Path.of(resolved.get(POD_RESOURCES_SOCKET)), MpsSettings.containerRoot(resolved)));
+                resolved.get(RESYNC_PERIOD), Path.of(resolved.get(POD_RESOURCES_SOCKET)), mpsRoot));
     }
 
     /** The driver's own folder, {@code <plugins>/gpu.nvidia.com}, shared with no other plugin. */
