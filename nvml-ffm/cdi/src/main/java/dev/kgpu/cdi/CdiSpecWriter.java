@@ -2,19 +2,20 @@ package dev.kgpu.cdi;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Writes and removes the spec of one kind in a CDI spec directory ({@code KGPU_CDI_SPEC_DIR}, default
  * {@code /var/run/cdi}), as the CDI library's {@code WriteSpec} does: the directory is created (0755), the JSON goes
  * to a temporary {@code spec.*.tmp} next to the target and is renamed over it, so a runtime reading the directory
- * sees the old spec or the new one, never half of one. The file is {@code <vendor>-<class>.json} (0644), or for a
+ * sees the old spec or the new one, never half of one; the file and the directory are synced before a write returns
+ * ({@link DurableFiles}), so a spec written is a spec on disk. The file is {@code <vendor>-<class>.json} (0644), or for a
  * transient spec (one per DRA claim) {@code <vendor>-<class>_<id>.json}.
  *
  * <p>Thread-safe: each write uses its own temporary file.
@@ -23,6 +24,8 @@ public final class CdiSpecWriter {
 
     /** The default spec directory, the one CDI gives the highest priority. */
     public static final Path DEFAULT_DIRECTORY = Path.of("/var/run/cdi");
+
+    private static final Set<PosixFilePermission> SPEC_PERMISSIONS = PosixFilePermissions.fromString("rw-r--r--");
 
     private final Path directory;
 
@@ -85,26 +88,11 @@ public final class CdiSpecWriter {
 
     private Path writeTo(CdiSpec spec, Path target) {
         CdiVersion.requireValid(spec);
-        Path temporary = null;
         try {
             Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
-            temporary = Files.createTempFile(directory, "spec.", ".tmp");
-            Files.writeString(temporary, CdiJson.write(spec), StandardCharsets.UTF_8);
-            Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-r--r--"));
-            try {
-                Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                throw new IOException("the file system of " + directory + " cannot rename atomically", e);
-            }
+            DurableFiles.replace(target, CdiJson.write(spec).getBytes(StandardCharsets.UTF_8), "spec.", SPEC_PERMISSIONS);
             return target;
         } catch (IOException e) {
-            if (temporary != null) {
-                try {
-                    Files.deleteIfExists(temporary);
-                } catch (IOException ignored) {
-                    // the write failed already; its message says why
-                }
-            }
             throw new CdiException("CDI spec " + target + " could not be written: " + e.getMessage(), e);
         }
     }

@@ -13,6 +13,7 @@ import dev.kgpu.plugin.dra.DraSettings;
 import dev.kgpu.plugin.dra.grpc.GrpcDraKubelet;
 import dev.kgpu.plugin.dra.kubernetes.KubernetesClaims;
 import dev.kgpu.plugin.dra.kubernetes.KubernetesResourceSlices;
+import dev.kgpu.plugin.mps.MpsPaths;
 import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.FrontEnd;
 import dev.kgpu.plugin.node.ExclusiveLedger;
@@ -62,6 +63,7 @@ public final class PluginAdapters {
     public static DraDriver draDriver(DraSettings settings, KubernetesClient client, DraMetrics metrics, Backoff.Policy retries) {
         return new DraDriver(settings, new GrpcDraKubelet(settings.serviceSocket(), settings.registrationSocket(),
                 settings.podResourcesSocket()),
-                new KubernetesClaims(client), new KubernetesResourceSlices(client), metrics, retries);
+                new KubernetesClaims(client), new KubernetesResourceSlices(client),
+                new MpsPaths(settings.mpsRoot())::resourceHolding, metrics, retries);
     }
 }

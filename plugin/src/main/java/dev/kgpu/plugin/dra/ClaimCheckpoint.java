@@ -6,17 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.kgpu.cdi.DurableFiles;
 import dev.kgpu.plugin.node.ClaimRef;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Collection;
@@ -26,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -34,8 +32,9 @@ import java.util.TreeMap;
  * <p>The file ({@value DraNames#CHECKPOINT_FILE} in the driver's folder) is versioned JSON checked by a checksum, as
  * the kubelet's checkpoints are: {@code {"kind":"kgpu-dra-checkpoint","version":1,"checksum":"sha256:<hex>","data":{
  * "nodeBootId":...,"preparedClaims":{<uid>:{"namespace","name","devices":[...]}}}}}, the checksum taken over
- * {@code data} as written (keys sorted). Every change replaces the whole file atomically (a temporary file in the
- * same folder, forced to disk, renamed over the old one), so a crash leaves the old content or the new.
+ * {@code data} as written (keys sorted). Every change replaces the whole file atomically ({@link DurableFiles}: a
+ * temporary file in the same folder, forced to disk, renamed over the old one, the folder synced), so a crash leaves
+ * the old content or the new, and a change is on disk when {@link #put} or {@link #remove} returns.
  *
  * <p>On open, a file that is not such JSON, has another version or a wrong checksum is moved aside to
  * {@code <file>.corrupt} and the driver starts with no prepared claims; so does a file written in an earlier boot
@@ -165,31 +164,11 @@ public final class ClaimCheckpoint {
     private void write(Map<String, PreparedClaim> content) throws CheckpointException {
         Map<String, StoredClaim> stored = new TreeMap<>();
         content.forEach((uid, claim) -> stored.put(uid, StoredClaim.of(claim)));
-        Path temporary = null;
         try {
             byte[] bytes = encode(new Data(bootId, stored));
             Files.createDirectories(file.toAbsolutePath().getParent());
-            temporary = Files.createTempFile(file.toAbsolutePath().getParent(), file.getFileName() + ".", ".tmp");
-            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                ByteBuffer buffer = ByteBuffer.wrap(bytes);
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
-                }
-                channel.force(true);
-            }
-            try {
-                Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                throw new IOException("the file system of " + file.getParent() + " cannot rename atomically", e);
-            }
+            DurableFiles.replace(file, bytes, file.getFileName() + ".", Set.of());
         } catch (IOException e) {
-            if (temporary != null) {
-                try {
-                    Files.deleteIfExists(temporary);
-                } catch (IOException ignored) {
-                    // the write failed already; its message says why
-                }
-            }
             throw new CheckpointException("checkpoint " + file + " could not be written: " + e.getMessage(), e);
         }
     }

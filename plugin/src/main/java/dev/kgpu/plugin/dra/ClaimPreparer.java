@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -37,8 +39,11 @@ import java.util.function.Supplier;
  *       driver does, and refused when they ask for sharing kgpu cannot apply ({@link #sharingProblem});</li>
  *   <li>the devices are reserved in the node's {@link AllocationLedger}: one another claim holds (unless either asked
  *       for admin access) or the device plugin handed out is refused, naming the holder;</li>
- *   <li>the claim's CDI spec is written, then the claim is checkpointed (on failure the spec is removed again and the
- *       reservation released), then the devices are returned with their CDI names.</li>
+ *   <li>each whole GPU the claim asks to time-slice gets compute mode DEFAULT ({@link TimeSlicing}); one that cannot
+ *       (an MPS daemon holds it, NVML refuses) refuses the claim and releases its reservation;</li>
+ *   <li>the claim's CDI spec is written and the claim checkpointed, both at once and both on disk before the answer
+ *       ({@link #written}; when one fails, the other is undone and the reservation released), then the devices are
+ *       returned with their CDI names.</li>
  * </ol>
  * Before any of it, the kubelet's reference is checked ({@link ClaimRefs}): a claim without UID, namespace or name
  * fails alone, and so does one whose preparing throws.
@@ -57,6 +62,7 @@ public final class ClaimPreparer {
     private final Supplier<NodeDevices> devices;
     private final Function<String, Optional<String>> health;
     private final AllocationLedger ledger;
+    private final TimeSlicing timeSlicing;
     private final InstantSource clock;
     private final DraMetrics metrics;
 
@@ -66,11 +72,12 @@ public final class ClaimPreparer {
      * @param health  why a device (by UUID) is not Healthy; empty when it is
      * @param ledger  the node's record of who holds which GPU: a claim's devices are reserved before anything is written
      *                for it, and released when it is unprepared
+     * @param timeSlicing gives the GPUs of a claim that asks for {@code TimeSlicing} the compute mode it needs
      * @param clock   when a reservation is made
      */
     public ClaimPreparer(String pool, ClaimSource claims, ClaimCheckpoint checkpoint, ClaimSpecs specs,
                          Supplier<NodeDevices> devices, Function<String, Optional<String>> health, AllocationLedger ledger,
-                         InstantSource clock, DraMetrics metrics) {
+                         TimeSlicing timeSlicing, InstantSource clock, DraMetrics metrics) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.claims = Objects.requireNonNull(claims, "claims");
         this.checkpoint = Objects.requireNonNull(checkpoint, "checkpoint");
@@ -78,6 +85,7 @@ public final class ClaimPreparer {
         this.devices = Objects.requireNonNull(devices, "devices");
         this.health = Objects.requireNonNull(health, "health");
         this.ledger = Objects.requireNonNull(ledger, "ledger");
+        this.timeSlicing = Objects.requireNonNull(timeSlicing, "timeSlicing");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
     }
@@ -214,7 +222,13 @@ public final class ClaimPreparer {
             }
             chosen.add(device.get());
         }
-        Optional<String> unusable = sharingProblem(configs, allocated, node);
+        Map<String, DeviceSharing> sharing;
+        try {
+            sharing = sharing(configs, allocated, node);
+        } catch (OpaqueConfigs.ConfigException e) {
+            return new ClaimResult.Failed(e.getMessage());
+        }
+        Optional<String> unusable = sharingProblem(sharing);
         if (unusable.isPresent()) {
             return new ClaimResult.Failed(unusable.get());
         }
@@ -225,20 +239,86 @@ public final class ClaimPreparer {
         if (ledger.reserveForClaim(claim, held, clock.instant()) instanceof AllocationLedger.Reservation.Refused refused) {
             return new ClaimResult.Failed(refusal(refused, held));
         }
-        try {
-            specs.write(claim.uid(), node, chosen);
-        } catch (CdiException e) {
-            ledger.releaseClaim(claim.uid());
-            return new ClaimResult.Failed("could not write the claim's CDI spec in " + specs.directory() + ": " + e.getMessage());
+        for (DraDevice device : chosen) {
+            boolean timeSliced = sharing.getOrDefault(device.name(), DeviceSharing.DEFAULT).strategy()
+                    .filter("TimeSlicing"::equals).isPresent();
+            Optional<String> refused = timeSliced && device.type().equals(DraNames.TYPE_GPU)
+                    ? timeSlicing.apply(device) : Optional.empty();
+            if (refused.isPresent()) {
+                ledger.releaseClaim(claim.uid());
+                return new ClaimResult.Failed(refused.get());
+            }
         }
+        return written(claim, node, chosen, new PreparedClaim(claim, prepared));
+    }
+
+    /**
+     * Writes the claim's CDI spec and its checkpoint entry at the same time, the spec on a virtual thread: each is
+     * durable on its own ({@link dev.kgpu.cdi.DurableFiles}: fsync'd, renamed, folder fsync'd), and the two waits for
+     * the disk overlap instead of adding up. Both are on disk before the claim is answered. A crash in between leaves a
+     * spec without a checkpoint entry (harmless: the kubelet prepares the claim again, unprepare removes a spec by UID)
+     * or an entry without its spec (written again when the kubelet repeats the call, {@link #again}). When one of the
+     * two fails, the other is undone and the reservation released; an entry that cannot be undone keeps its
+     * reservation, so that the ledger and the checkpoint still agree.
+     */
+    private ClaimResult written(ClaimRef claim, NodeDevices node, List<DraDevice> chosen, PreparedClaim prepared) {
+        FutureTask<Optional<String>> spec = new FutureTask<>(() -> {
+            try {
+                specs.write(claim.uid(), node, chosen);
+                return Optional.empty();
+            } catch (CdiException e) {
+                return Optional.of("could not write the claim's CDI spec in " + specs.directory() + ": " + e.getMessage());
+            }
+        });
+        Thread.ofVirtual().name("dra-claim-spec-" + claim.uid()).start(spec);
+        Optional<String> checkpointError = Optional.empty();
         try {
-            checkpoint.put(new PreparedClaim(claim, prepared));
+            checkpoint.put(prepared);
         } catch (CheckpointException e) {
-            removeQuietly(claim.uid());
-            ledger.releaseClaim(claim.uid());
-            return new ClaimResult.Failed(e.getMessage());
+            checkpointError = Optional.of(e.getMessage());
         }
-        return new ClaimResult.Prepared(prepared);
+        Optional<String> specError = outcome(spec);
+        if (specError.isEmpty() && checkpointError.isEmpty()) {
+            return new ClaimResult.Prepared(prepared.devices());
+        }
+        if (specError.isEmpty()) {
+            removeQuietly(claim.uid());
+        }
+        if (checkpointError.isEmpty()) {
+            try {
+                checkpoint.remove(claim.uid());
+            } catch (CheckpointException e) {
+                LOG.log(System.Logger.Level.ERROR, "claim {0} stays in the checkpoint, and its devices reserved, although"
+                        + " its CDI spec could not be written: {1}; the kubelet's next call writes the spec again", claim,
+                        e.getMessage());
+                return new ClaimResult.Failed(specError.get());
+            }
+        }
+        ledger.releaseClaim(claim.uid());
+        return new ClaimResult.Failed(specError.orElseGet(checkpointError::orElseThrow));
+    }
+
+    /** What the spec's writer answered, waiting for it (a disk write: bounded, so an interrupt is kept for later). */
+    private static Optional<String> outcome(FutureTask<Optional<String>> spec) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return spec.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof RuntimeException bug) {
+                        throw bug;
+                    }
+                    throw new IllegalStateException(e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /**
@@ -265,27 +345,28 @@ public final class ClaimPreparer {
         return Optional.empty();
     }
 
-    /**
-     * Why the claim's opaque configs ({@code GpuConfig}, {@code MigDeviceConfig}) cannot be used: malformed (NVIDIA's
-     * words, {@link OpaqueConfigs}) or asking for what kgpu cannot apply. kgpu applies no sharing to a claim's GPU: a
-     * {@code TimeSlicing} config with interval {@code Default} asks for the GPU as it is, and {@code TimeSlicing} on a MIG
-     * device changes nothing (as in NVIDIA's driver); another interval needs {@code nvidia-smi compute-policy} (NVML has no
-     * setter), which kgpu does not run, and MPS needs a control daemon per claim, which kgpu does not run yet.
-     */
-    static Optional<String> sharingProblem(List<ClaimConfig> configs, List<AllocatedDevice> allocated, NodeDevices node) {
+    /** The sharing each device of this driver is asked for, by device name ({@link OpaqueConfigs#resolve}). */
+    static Map<String, DeviceSharing> sharing(List<ClaimConfig> configs, List<AllocatedDevice> allocated, NodeDevices node)
+            throws OpaqueConfigs.ConfigException {
         if (configs.isEmpty()) {
-            return Optional.empty();
+            return Map.of();
         }
         List<OpaqueConfigs.Target> targets = allocated.stream().filter(d -> d.driver().equals(DraNames.DRIVER))
                 .map(d -> new OpaqueConfigs.Target(d.request(), d.device(),
                         node.device(d.device()).map(DraDevice::type).orElse(DraNames.TYPE_GPU)))
                 .toList();
-        Map<String, DeviceSharing> sharing;
-        try {
-            sharing = OpaqueConfigs.resolve(DraNames.DRIVER, configs, targets);
-        } catch (OpaqueConfigs.ConfigException e) {
-            return Optional.of(e.getMessage());
-        }
+        return OpaqueConfigs.resolve(DraNames.DRIVER, configs, targets);
+    }
+
+    /**
+     * Why the claim's sharing (its opaque configs, {@code GpuConfig}, {@code MigDeviceConfig}, decoded and checked as
+     * NVIDIA's driver does: {@link #sharing}) asks for what kgpu cannot apply. {@code TimeSlicing} with interval
+     * {@code Default} is applied after the reservation ({@link TimeSlicing}: the GPU's compute mode made DEFAULT), and
+     * {@code TimeSlicing} on a MIG device changes nothing (as in NVIDIA's driver); another interval needs
+     * {@code nvidia-smi compute-policy} (NVML has no setter), which kgpu does not run, and MPS needs a control daemon
+     * per claim, which kgpu does not run yet.
+     */
+    private static Optional<String> sharingProblem(Map<String, DeviceSharing> sharing) {
         for (Map.Entry<String, DeviceSharing> entry : sharing.entrySet()) {
             DeviceSharing asked = entry.getValue();
             if (asked.strategy().filter("MPS"::equals).isPresent()) {

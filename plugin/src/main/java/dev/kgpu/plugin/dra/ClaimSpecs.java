@@ -9,6 +9,7 @@ import dev.kgpu.plugin.devices.CdiGpus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -20,12 +21,22 @@ import java.util.Objects;
  * device's edits, and the driver's common edits (libraries, control nodes, hooks) at spec level. The edits come from
  * nvml-ffm's {@link NvidiaCdiGenerator}, the same generator the device plugin's spec uses.
  *
- * <p>Stateless apart from the file system; thread-safe.
+ * <p>Keeps the generated edits of recent device sets ({@link #generated}); thread-safe.
  */
 public final class ClaimSpecs {
 
     private final CdiSpecWriter writer;
     private final NvidiaCdiGenerator.Options options;
+    private static final int GENERATED_KEPT = 64;
+    /** The generated specs by the UUIDs of their devices, least recently used first; guarded by itself. */
+    private final Map<List<String>, CdiSpec> generated = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<List<String>, CdiSpec> eldest) {
+            return size() > GENERATED_KEPT;
+        }
+    };
+    /** The devices {@link #generated} holds specs of; guarded by {@link #generated}. */
+    private NodeDevices generatedFor;
 
     /** @param options roots and hook path (the device plugin's); kind and names are set here */
     public ClaimSpecs(Path cdiRoot, NvidiaCdiGenerator.Options options) {
@@ -40,9 +51,7 @@ public final class ClaimSpecs {
      */
     public Path write(String uid, NodeDevices node, List<DraDevice> devices) {
         Objects.requireNonNull(uid, "uid");
-        List<NvidiaCdiGenerator.Gpu> gpus = CdiGpus.of(node.inventory(),
-                devices.stream().map(DraDevice::device).toList());
-        CdiSpec generated = NvidiaCdiGenerator.generate(options, node.inventory().driver().version(), gpus);
+        CdiSpec generated = generated(node, devices);
         Map<String, String> names = new HashMap<>();
         devices.forEach(d -> names.put(d.uuid(), DraNames.cdiDevice(uid, d.name())));
         List<CdiSpec.Device> renamed = generated.devices().stream()
@@ -51,6 +60,33 @@ public final class ClaimSpecs {
         CdiSpec spec = new CdiSpec(generated.cdiVersion(), DraNames.CDI_KIND, generated.annotations(), renamed,
                 generated.containerEdits()).withMinimumVersion();
         return writer.writeTransient(spec, uid);
+    }
+
+    /**
+     * The generator's spec for {@code devices}, made once per device set while {@code node} is the node's devices: the
+     * generator looks through the driver root (libraries, device nodes, binaries) each time, and claims ask for the same
+     * sets again and again. A failure is not kept. At most {@value #GENERATED_KEPT} sets are kept.
+     */
+    private CdiSpec generated(NodeDevices node, List<DraDevice> devices) {
+        List<String> key = devices.stream().map(DraDevice::uuid).toList();
+        synchronized (generated) {
+            if (generatedFor != node) {
+                generated.clear();
+                generatedFor = node;
+            }
+            CdiSpec kept = generated.get(key);
+            if (kept != null) {
+                return kept;
+            }
+        }
+        CdiSpec spec = NvidiaCdiGenerator.generate(options, node.inventory().driver().version(),
+                CdiGpus.of(node.inventory(), devices.stream().map(DraDevice::device).toList()));
+        synchronized (generated) {
+            if (generatedFor == node) {
+                generated.put(key, spec);
+            }
+        }
+        return spec;
     }
 
     /** Whether claim {@code uid}'s spec is there. */

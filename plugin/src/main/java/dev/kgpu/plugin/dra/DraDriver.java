@@ -23,6 +23,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * kgpu as a DRA driver for {@value DraNames#DRIVER}, beside the device plugin or alone: a {@link FrontEnd} of the
@@ -59,6 +60,7 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
     private static final System.Logger LOG = System.getLogger(DraDriver.class.getName());
 
     private final DraSettings settings;
+    private final Function<String, Optional<String>> mpsHolder;
     private final DraKubelet kubelet;
     private final ClaimSource claims;
     private final ResourceSliceStore slices;
@@ -87,11 +89,14 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
      * @param kubelet serves the DRA and registration sockets
      * @param claims  reads the claims' allocations from the API server
      * @param slices  the node's ResourceSlices in the API server
+     * @param mpsHolder the MPS-shared resource whose control daemon holds a GPU (by UUID) now, empty when none does: a
+     *                time-sliced claim is refused such a GPU ({@link TimeSlicing})
      * @param retries the waits between retries of publishing (serving and registering are retried with the node's)
      */
     public DraDriver(DraSettings settings, DraKubelet kubelet, ClaimSource claims, ResourceSliceStore slices,
-                     DraMetrics metrics, Backoff.Policy retries) {
+                     Function<String, Optional<String>> mpsHolder, DraMetrics metrics, Backoff.Policy retries) {
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.mpsHolder = Objects.requireNonNull(mpsHolder, "mpsHolder");
         this.kubelet = Objects.requireNonNull(kubelet, "kubelet");
         this.claims = Objects.requireNonNull(claims, "claims");
         this.slices = Objects.requireNonNull(slices, "slices");
@@ -214,7 +219,8 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
                 DraNames.DRIVER, checkpoint.claims().size(), checkpoint.file(), settings.cdiRoot());
         restore(checkpoint.claims());
         preparer = new ClaimPreparer(settings.nodeName(), claims, checkpoint, new ClaimSpecs(settings.cdiRoot(), settings.cdi()),
-                () -> devices, uuid -> health.problem(uuid), node.ledger(), node::now, metrics);
+                () -> devices, uuid -> health.problem(uuid), node.ledger(),
+                new TimeSlicing(node::computeModes, mpsHolder), node::now, metrics);
         publisher = new SlicePublisher(slices, DraNames.DRIVER, settings.nodeName(), settings.resyncPeriod(), retries, metrics);
         podResourcesPoller = Thread.ofPlatform().name("dra-pod-resources").daemon(true).start(this::pollPodResources);
         serve();

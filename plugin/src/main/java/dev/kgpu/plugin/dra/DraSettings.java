@@ -30,9 +30,12 @@ import java.util.Optional;
  *                           nothing told it they changed ({@code KGPU_DRA_RESYNC_PERIOD}, at most 30 s)
  * @param podResourcesSocket the kubelet's PodResources API ({@code KGPU_POD_RESOURCES_SOCKET}), where the driver learns
  *                           which GPUs the kubelet's device manager allocated
+ * @param mpsRoot            the MPS root in this container ({@code KGPU_MPS_CONTAINER_ROOT}, default {@code /mps}), where
+ *                           the driver sees which GPUs an MPS control daemon holds before it gives a time-sliced claim
+ *                           its GPU
  */
 public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory, Path pluginsDirectory, Path procRoot,
-                          NvidiaCdiGenerator.Options cdi, Duration resyncPeriod, Path podResourcesSocket) {
+                          NvidiaCdiGenerator.Options cdi, Duration resyncPeriod, Path podResourcesSocket, Path mpsRoot) {
 
     public static final Path DEFAULT_CDI_ROOT = Path.of("/etc/cdi");
     public static final Path DEFAULT_REGISTRAR_DIRECTORY = Path.of("/var/lib/kubelet/plugins_registry");
@@ -79,6 +82,7 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
         Objects.requireNonNull(cdi, "cdi");
         Objects.requireNonNull(resyncPeriod, "resyncPeriod");
         Objects.requireNonNull(podResourcesSocket, "podResourcesSocket");
+        Objects.requireNonNull(mpsRoot, "mpsRoot");
         if (resyncPeriod.isNegative() || resyncPeriod.isZero()) {
             throw new IllegalArgumentException("resyncPeriod was " + resyncPeriod + " but it must be positive");
         }
@@ -91,9 +95,10 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
      * @param procRoot the node's {@code KGPU_PROC_ROOT}, where the boot id and the MIG capabilities are read
      * @param wantedBy what asks for the driver, e.g. {@code KGPU_KUBELET_APIS lists dra}, for the line a missing node name
      *                 gets
+     * @param mpsRoot  the MPS root in this container (the MPS settings' {@code KGPU_MPS_CONTAINER_ROOT})
      */
     public static Optional<DraSettings> of(DevicePluginConfig loaded, ConfigLoader.Resolved resolved, Path procRoot,
-                                           String wantedBy) {
+                                           String wantedBy, Path mpsRoot) {
         String nodeName = resolved.get(NODE_NAME);
         if (nodeName.isEmpty()) {
             resolved.fail(NODE_NAME, "", "must name this node when " + wantedBy
@@ -102,7 +107,7 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
         }
         return Optional.of(new DraSettings(nodeName, Path.of(resolved.get(CDI_ROOT)), Path.of(resolved.get(REGISTRAR_DIRECTORY)),
                 Path.of(resolved.get(PLUGINS_DIRECTORY)), procRoot, loaded.cdiGenerator(procRoot),
-                resolved.get(RESYNC_PERIOD), Path.of(resolved.get(POD_RESOURCES_SOCKET))));
+                resolved.get(RESYNC_PERIOD), Path.of(resolved.get(POD_RESOURCES_SOCKET)), mpsRoot));
     }
 
     /** The driver's own folder, {@code <plugins>/gpu.nvidia.com}, shared with no other plugin. */

@@ -1,14 +1,19 @@
 package dev.kgpu.plugin.mps;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * NVIDIA's layout of the MPS root ({@code cmd/mps-control-daemon/mps/root.go}, v0.17): one folder per MPS-shared
  * resource, named by the resource ({@code nvidia.com/gpu} gives {@code <root>/nvidia.com/gpu}), holding the daemon's
  * {@code pipe} and {@code log} folders and its {@code .started} file; {@code .ready} for the whole node once every
  * daemon started; {@code shm}, the shared memory the clients get as {@code /dev/shm}. NVIDIA's plugin and kgpu's read
- * the same files, so either daemon serves either plugin. Immutable.
+ * the same files, so either daemon serves either plugin. Immutable; {@link #resourceHolding} reads the folder.
  *
  * @param root the MPS root as this process sees it
  */
@@ -18,6 +23,8 @@ public record MpsPaths(Path root) {
     public static final String CONTROL_SOCKET = "control";
     /** The daemon's pid file in its pipe folder (written by {@code nvidia-cuda-mps-control -d}). */
     public static final String PID_FILE = "nvidia-cuda-mps-control.pid";
+    /** Each GPU's compute mode before the daemon set it, in its resource's folder. */
+    static final String COMPUTE_MODES = ".compute-modes";
     /** The daemon's log in its log folder. */
     public static final String CONTROL_LOG = "control.log";
 
@@ -60,6 +67,34 @@ public record MpsPaths(Path root) {
      * they are given back, so that a daemon agent that ended without stopping gives the modes back on its next start.
      */
     public Path computeModes(String resource) {
-        return resource(resource).resolve(".compute-modes");
+        return resource(resource).resolve(COMPUTE_MODES);
+    }
+
+    /**
+     * The MPS-shared resource whose daemon holds GPU {@code gpuUuid} in its compute mode now: the one whose
+     * {@code .compute-modes} lists the GPU (the daemon writes it before it sets {@code EXCLUSIVE_PROCESS} and removes it
+     * once it gave the modes back). Empty when no daemon holds it, or there is no MPS root in this container. A file
+     * that cannot be read counts as holding nothing.
+     */
+    public Optional<String> resourceHolding(String gpuUuid) {
+        if (!Files.isDirectory(root)) {
+            return Optional.empty();
+        }
+        // a resource folder is its name: nvidia.com/gpu is <root>/nvidia.com/gpu
+        try (Stream<Path> files = Files.find(root, 3, (file, attributes) -> attributes.isRegularFile()
+                && file.getFileName().toString().equals(COMPUTE_MODES))) {
+            return files.filter(file -> lists(file, gpuUuid)).findFirst()
+                    .map(file -> root.relativize(file.getParent()).toString());
+        } catch (IOException | UncheckedIOException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static boolean lists(Path computeModes, String gpuUuid) {
+        try (Stream<String> lines = Files.lines(computeModes)) {
+            return lines.map(String::strip).anyMatch(line -> line.startsWith(gpuUuid + " "));
+        } catch (IOException | UncheckedIOException e) {
+            return false;
+        }
     }
 }

@@ -47,6 +47,11 @@ public record MpsSettings(Path root, String control, Duration checkInterval) {
         }
     }
 
+    /** The MPS root in this container ({@code KGPU_MPS_CONTAINER_ROOT}), for the DRA driver, which runs no daemon. */
+    public static Path containerRoot(ConfigLoader.Resolved resolved) {
+        return Path.of(resolved.get(CONTAINER_ROOT));
+    }
+
     /** The settings from {@link #SETTINGS} and the node's check interval, resolved with them. */
     public static MpsSettings of(ConfigLoader.Resolved resolved) {
         String control = resolved.get(CONTROL).strip();

@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * The node's {@link AllocationLedger}: one unit goes to one holder at a time.
@@ -68,10 +69,9 @@ public final class ExclusiveLedger implements AllocationLedger {
     public Reservation reserveForDevicePlugin(String resource, List<String> deviceIds, Instant now) {
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(now, "now");
-        lock.lock();
-        try {
+        Map<String, DeviceUnit> asked = new LinkedHashMap<>();
+        return reserve(() -> {
             List<Conflict> conflicts = new ArrayList<>();
-            Map<String, DeviceUnit> asked = new LinkedHashMap<>();
             for (String id : deviceIds) {
                 units.ofDevicePluginId(id).ifPresent(unit -> {
                     asked.put(id, unit);
@@ -79,23 +79,15 @@ public final class ExclusiveLedger implements AllocationLedger {
                             .ifPresent(h -> conflicts.add(new Conflict(unit, h)));
                 });
             }
-            if (!conflicts.isEmpty()) {
-                return new Reservation.Refused(conflicts);
-            }
-            asked.forEach((id, unit) -> devicePlugin.put(key(resource, id),
-                    new DevicePluginHold(unit, resource, id, now, Source.ALLOCATE, Optional.empty())));
-        } finally {
-            lock.unlock();
-        }
-        changed();
-        return new Reservation.Granted();
+            return conflicts;
+        }, () -> asked.forEach((id, unit) -> devicePlugin.put(key(resource, id),
+                new DevicePluginHold(unit, resource, id, now, Source.ALLOCATE, Optional.empty()))));
     }
 
     @Override
     public Reservation reserveForClaim(ClaimRef claim, List<ClaimDevice> devices, Instant now) {
         Objects.requireNonNull(claim, "claim");
-        lock.lock();
-        try {
+        return reserve(() -> {
             List<Conflict> conflicts = new ArrayList<>();
             for (ClaimDevice device : devices) {
                 if (device.adminAccess()) {
@@ -109,10 +101,22 @@ public final class ExclusiveLedger implements AllocationLedger {
                 }
                 others.stream().findFirst().ifPresent(h -> conflicts.add(new Conflict(device.unit(), h)));
             }
-            if (!conflicts.isEmpty()) {
-                return new Reservation.Refused(conflicts);
+            return conflicts;
+        }, () -> put(claim, devices, now));
+    }
+
+    /**
+     * The skeleton of both reservations: under the lock, {@code conflicts} lists what the request collides with; none
+     * records it ({@code record}), any refuses it and records nothing. Listeners hear of a grant after the lock.
+     */
+    private Reservation reserve(Supplier<List<Conflict>> conflicts, Runnable record) {
+        lock.lock();
+        try {
+            List<Conflict> found = conflicts.get();
+            if (!found.isEmpty()) {
+                return new Reservation.Refused(found);
             }
-            put(claim, devices, now);
+            record.run();
         } finally {
             lock.unlock();
         }

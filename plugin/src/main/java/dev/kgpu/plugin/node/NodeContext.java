@@ -1,6 +1,8 @@
 package dev.kgpu.plugin.node;
 
 import dev.kgpu.agent.Supervisor;
+import dev.kgpu.plugin.devices.ComputeModes;
+import dev.kgpu.plugin.devices.DeviceSourceException;
 import dev.kgpu.plugin.health.HealthTracker;
 
 import java.time.Duration;
@@ -19,6 +21,14 @@ public interface NodeContext {
 
     /** Who holds which of the node's GPUs: the record both front-ends share. */
     AllocationLedger ledger();
+
+    /**
+     * The GPUs' compute modes, through the node's device source (NVML) as it is open now: the DRA driver gives a
+     * time-sliced claim's GPU the mode time-slicing needs.
+     *
+     * @throws DeviceSourceException when no source is open, or it cannot read or set compute modes
+     */
+    ComputeModes computeModes();
 
     /** Now, by the node's clock (for the ledger's timestamps). */
     Instant now();

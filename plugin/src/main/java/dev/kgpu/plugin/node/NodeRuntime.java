@@ -3,6 +3,7 @@ package dev.kgpu.plugin.node;
 import dev.kgpu.agent.Backoff;
 import dev.kgpu.agent.OncePerCause;
 import dev.kgpu.agent.Supervisor;
+import dev.kgpu.plugin.devices.ComputeModes;
 import dev.kgpu.plugin.devices.DeviceSource;
 import dev.kgpu.plugin.devices.DeviceSourceException;
 import dev.kgpu.plugin.devices.NodeInventory;
@@ -66,7 +67,8 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
     private C settings;
     private Supervisor.Control<Runnable> control;
     private HealthTracker health;
-    private DeviceSource source;
+    /** Written on the node's thread; read by {@link Context#computeModes} on the front-ends' threads. */
+    private volatile DeviceSource source;
     private Retry devicesRetry;
     /** Why nothing is served, or null while the plans are served. */
     private Problem notServing = new Problem.Starting();
@@ -318,6 +320,15 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
         @Override
         public AllocationLedger ledger() {
             return ledger;
+        }
+
+        @Override
+        public ComputeModes computeModes() {
+            DeviceSource open = source;
+            if (open == null) {
+                throw new DeviceSourceException("the node's devices are not open (NVML not started)", null);
+            }
+            return open.computeModes();
         }
 
         @Override

@@ -11,6 +11,7 @@ import dev.kgpu.plugin.config.DevicePluginConfig;
 import dev.kgpu.plugin.config.KubeletApi;
 import dev.kgpu.plugin.deviceplugin.DevicePluginSettings;
 import dev.kgpu.plugin.dra.DraSettings;
+import dev.kgpu.plugin.mps.MpsSettings;
 import dev.kgpu.plugin.node.NodeConfiguration;
 import dev.kgpu.plugin.node.NodeSettings;
 
@@ -84,7 +85,8 @@ public record PluginSettings(NodeSettings node, Optional<DevicePluginSettings> d
         Optional<DevicePluginSettings> devicePlugin = apis.contains(KubeletApi.DEVICE_PLUGIN)
                 ? Optional.of(DevicePluginSettings.of(loaded, resolved, node.procRoot())) : Optional.empty();
         Optional<DraSettings> dra = apis.contains(KubeletApi.DRA)
-                ? DraSettings.of(loaded, resolved, node.procRoot(), resolved.property(KUBELET_APIS) + " lists dra")
+                ? DraSettings.of(loaded, resolved, node.procRoot(), resolved.property(KUBELET_APIS) + " lists dra",
+                        MpsSettings.containerRoot(resolved))
                 : Optional.empty();
         return new PluginSettings(node, devicePlugin, dra, loaded.toJson(), loaded.warnings());
     }

@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.bench;
 
+import dev.kgpu.agent.testing.PackagedAgent;
 import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.nvml.mock.MockNvml;
@@ -21,6 +22,7 @@ import dev.kgpu.sim.pluginwatcher.DraClaimResult;
 import dev.kgpu.sim.pluginwatcher.DraPluginClient;
 import dev.kgpu.sim.pluginwatcher.PluginRegistration;
 import dev.kgpu.sim.pluginwatcher.PluginWatcher;
+import dev.kgpu.sim.pluginwatcher.PluginWatcherListener;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
@@ -34,6 +36,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -43,6 +46,8 @@ import java.util.concurrent.TimeUnit;
  * The DRA driver's benchmark harness, run with the plugin's ({@code ./mvnw -B -Pbench -pl plugin -am
  * integration-test -DskipTests}):
  * <ol>
+ *   <li>the packaged plugin started as a process with only the DRA driver, until the kubelet's plugin watcher has its
+ *       {@code GetInfo} answered ({@link #processStartToRegistered});</li>
  *   <li>NodePrepareResources of one claim over the Unix socket, through the kubelet's DRA client (dgx-h100, a
  *       simulated driver root, the API test server): a new claim (GET the claim, write its CDI spec, write the
  *       checkpoint), the same claim again (from the checkpoint), and NodeUnprepareResources;</li>
@@ -62,14 +67,33 @@ public final class DraBenchmark {
 
     private static final int RESTART_ROUNDS = 20;
     private static final int START_ROUNDS = 5;
+    private static final int PROCESS_START_ROUNDS = 10;
 
-    /** {@code restart}: only the start and kubelet-restart rows (a quick run); no argument: every row. */
+    /**
+     * {@code restart}: only the start and kubelet-restart rows (a quick run); {@code prepare}: only the
+     * NodePrepareResources rows; no argument: every row.
+     */
     public static void main(String[] args) throws Exception {
         List<String> report = new ArrayList<>();
         report.add("| measurement | samples | p50 | p99 | max |");
         report.add("|---|---|---|---|---|");
+        if (args.length > 0 && args[0].equals("cold-start")) {
+            report.add(PluginBenchmark.row(COLD_START_ROW, processStartToRegistered()));
+            System.out.println("Load average at the end: " + PluginBenchmark.loadAverage() + "\n");
+            System.out.println(String.join("\n", report));
+            System.exit(0);
+        }
+        if (args.length > 0 && args[0].equals("prepare")) {
+            prepare(report);
+            System.out.println("Load average at the end: " + PluginBenchmark.loadAverage() + "\n");
+            System.out.println(String.join("\n", report));
+            System.exit(0);
+        }
         report.add(PluginBenchmark.row("plugin start (in-process, after the first) -> DRA driver registered (GetInfo"
                 + " answered, NotifyRegistrationStatus)", startToRegistered()));
+        if (Files.exists(Path.of("target/quarkus-app/quarkus-run.jar"))) {
+            report.add(PluginBenchmark.row(COLD_START_ROW, processStartToRegistered()));
+        }
         long[][] restart = kubeletRestart();
         report.add(PluginBenchmark.row("kubelet restart: slices deleted -> ResourceSlices back (watch)", restart[0]));
         report.add(PluginBenchmark.row("kubelet restart: plugin watcher started again, then slices deleted -> back", restart[1]));
@@ -94,6 +118,52 @@ public final class DraBenchmark {
         Files.createDirectories(file.getParent());
         Files.writeString(file, out.toString());
         System.exit(0);
+    }
+
+    static final String COLD_START_ROW = "packaged plugin (java @jvm.options -jar quarkus-run.jar), DRA only: process start"
+            + " -> GetInfo answered (registered, NotifyRegistrationStatus sent)";
+
+    /**
+     * Nanoseconds from starting the packaged plugin as a process ({@link PackagedAgent#command()}: the images' JVM
+     * options, {@code target/quarkus-app}), with only the DRA driver ({@code KGPU_KUBELET_APIS=dra}, dgx-h100 on the
+     * mock NVML, the API test server), to the kubelet's plugin watcher having its {@code GetInfo} answered and the
+     * registration taken; each round a cold process, one unmeasured round first (the page cache).
+     */
+    static long[] processStartToRegistered() throws Exception {
+        long[] samples = new long[PROCESS_START_ROUNDS];
+        for (int i = -1; i < PROCESS_START_ROUNDS; i++) {
+            Path work = Files.createTempDirectory("kgpu-dra-bench-process");
+            BlockingQueue<Long> registered = new LinkedBlockingQueue<>();
+            try (TestApiServer api = apiWithNode();
+                 PluginWatcher watcher = PluginWatcher.start(work.resolve("plugins_registry"))) {
+                watcher.addListener(new PluginWatcherListener() {
+                    @Override
+                    public void onRegistration(PluginRegistration registration) {
+                        if (registration.registered()) {
+                            registered.add(System.nanoTime());
+                        }
+                    }
+                });
+                Map<String, String> env = Map.ofEntries(Map.entry("KGPU_KUBELET_APIS", "dra"), Map.entry("NODE_NAME", NODE),
+                        Map.entry("MOCK_NVML_PROFILE", "dgx-h100"), Map.entry("CDI_ROOT", work.resolve("cdi").toString()),
+                        Map.entry("KUBELET_REGISTRAR_DIRECTORY_PATH", work.resolve("plugins_registry").toString()),
+                        Map.entry("KUBELET_PLUGINS_DIRECTORY_PATH", work.resolve("plugins").toString()),
+                        Map.entry("KGPU_POD_RESOURCES_SOCKET", work.resolve("pod-resources/kubelet.sock").toString()),
+                        Map.entry("KUBERNETES_MASTER", api.url()), Map.entry("KUBERNETES_AUTH_TRYKUBECONFIG", "false"),
+                        Map.entry("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false"), Map.entry("QUARKUS_HTTP_PORT", "0"));
+                long start = System.nanoTime();
+                try (PackagedAgent plugin = PackagedAgent.start(work.resolve("out"), env)) {
+                    Long at = registered.poll(60, TimeUnit.SECONDS);
+                    if (at == null) {
+                        throw new IllegalStateException("the packaged plugin did not register within 60 s: " + plugin.output());
+                    }
+                    if (i >= 0) {
+                        samples[i] = at - start;
+                    }
+                }
+            }
+        }
+        return samples;
     }
 
     /** Nanoseconds from starting the plugin in-process to the kubelet's watcher holding its registration. */

@@ -4,6 +4,8 @@ import dev.kgpu.cdi.CdiRegistry;
 import dev.kgpu.cdi.CdiSpec;
 import dev.kgpu.cdi.NvidiaCdiGenerator;
 import dev.kgpu.nvml.mock.SimulatedDriverRoot;
+import dev.kgpu.plugin.devices.ComputeModes;
+import dev.kgpu.plugin.devices.DeviceSourceException;
 import dev.kgpu.plugin.devices.DriverInfo;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.node.AllocationLedger;
@@ -53,6 +55,7 @@ class ClaimPreparerTest {
     final AtomicReference<NodeDevices> devices = new AtomicReference<>();
     static final Instant NOW = Instant.parse("2026-12-01T12:00:00Z");
     AllocationLedger ledger = new ExclusiveLedger();
+    TimeSlicing timeSlicing = TimeSlicing.assumedDefault();
     ClaimSpecs specs;
 
     @BeforeEach
@@ -71,11 +74,15 @@ class ClaimPreparerTest {
     }
 
     ClaimPreparer preparer() {
+        return preparer(dir.resolve("kgpu-checkpoint.json"));
+    }
+
+    ClaimPreparer preparer(Path checkpointFile) {
         return new ClaimPreparer(NODE, claim -> {
             reads.incrementAndGet();
             return allocations.getOrDefault(claim.uid(), new ClaimAllocation.NotFound());
-        }, ClaimCheckpoint.open(dir.resolve("kgpu-checkpoint.json"), "boot"), specs, devices::get,
-                uuid -> Optional.ofNullable(unhealthy.get(uuid)), ledger, InstantSource.fixed(NOW), new DraMetrics() {
+        }, ClaimCheckpoint.open(checkpointFile, "boot"), specs, devices::get,
+                uuid -> Optional.ofNullable(unhealthy.get(uuid)), ledger, timeSlicing, InstantSource.fixed(NOW), new DraMetrics() {
             @Override
             public void claim(String operation, boolean success) {
                 counted.merge(operation + "/" + success, 1, Integer::sum);
@@ -300,7 +307,7 @@ class ClaimPreparerTest {
             }
             return allocations.get(claim.uid());
         }, ClaimCheckpoint.open(dir.resolve("kgpu-checkpoint.json"), "boot"), specs, devices::get,
-                uuid -> Optional.empty(), ledger, InstantSource.fixed(NOW), new DraMetrics() {
+                uuid -> Optional.empty(), ledger, TimeSlicing.assumedDefault(), InstantSource.fixed(NOW), new DraMetrics() {
         });
 
         Map<String, ClaimResult> results = preparer.prepare(List.of(ref("uid-bug"), ref("uid-ok")));
@@ -423,6 +430,37 @@ class ClaimPreparerTest {
     }
 
     @Test
+    void aTimeSlicedClaimWhoseGpuCannotBeMadeDefaultFailsAloneAndReleasesItsDevicesAndAClaimWithoutSharingIsLeftAlone() {
+        Map<String, ComputeModes.Mode> modes = new ConcurrentHashMap<>(Map.of(Devices.gpu(0).uuid(), ComputeModes.Mode.PROHIBITED,
+                Devices.gpu(1).uuid(), ComputeModes.Mode.PROHIBITED));
+        timeSlicing = new TimeSlicing(() -> new ComputeModes() {
+            @Override
+            public Mode get(String gpuUuid) {
+                return modes.get(gpuUuid);
+            }
+
+            @Override
+            public void set(String gpuUuid, Mode mode) {
+                throw new DeviceSourceException("nvmlDeviceSetComputeMode: Insufficient Permissions", null);
+            }
+        }, uuid -> Optional.empty());
+        allocations.put("uid-sliced", new ClaimAllocation.Allocated(List.of(gpu("gpu", "gpu-0")), List.of(
+                new dev.kgpu.plugin.dra.config.ClaimConfig("FromClaim", List.of(), Optional.of(DraNames.DRIVER),
+                        Optional.of("{\"apiVersion\":\"resource.nvidia.com/v1beta1\",\"kind\":\"GpuConfig\",\"sharing\":"
+                                + "{\"strategy\":\"TimeSlicing\"}}")))));
+        allocate("uid-plain", gpu("gpu", "gpu-1"));
+
+        Map<String, ClaimResult> results = preparer().prepare(List.of(ref("uid-sliced"), ref("uid-plain")));
+
+        assertThat(results.get("uid-sliced")).isEqualTo(new ClaimResult.Failed("sharing strategy TimeSlicing cannot be"
+                + " applied to GPU gpu-0 (" + Devices.gpu(0).uuid() + "): it has compute mode PROHIBITED, time-slicing needs"
+                + " DEFAULT, and NVML refused to set it: nvmlDeviceSetComputeMode: Insufficient Permissions"));
+        assertThat(results.get("uid-plain")).isInstanceOf(ClaimResult.Prepared.class);
+        assertThat(ledger.view().entries()).extracting(h -> h.unit().uuid()).containsExactly(Devices.gpu(1).uuid());
+        assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-sliced.json")).doesNotExist();
+    }
+
+    @Test
     void aClaimWhoseSpecCannotBeWrittenReleasesItsDevices() throws Exception {
         Files.writeString(dir.resolve("cdi"), "a file where the CDI folder should be");
         allocate("uid-1", gpu("gpu", "gpu-0"));
@@ -432,5 +470,26 @@ class ClaimPreparerTest {
         assertThat(result).isInstanceOfSatisfying(ClaimResult.Failed.class,
                 failed -> assertThat(failed.error()).startsWith("could not write the claim's CDI spec in "));
         assertThat(ledger.view().entries()).isEmpty();
+        assertThat(ClaimCheckpoint.open(dir.resolve("kgpu-checkpoint.json"), "boot").claims())
+                .as("the checkpoint, written beside the spec, forgot the claim again").isEmpty();
+    }
+
+    @Test
+    void aClaimWhoseCheckpointCannotBeWrittenLeavesNoSpecAndReleasesItsDevices() throws Exception {
+        Path folder = Files.createDirectories(dir.resolve("driver-state"));
+        ClaimPreparer preparer = preparer(folder.resolve("kgpu-checkpoint.json"));
+        Files.delete(folder);
+        Files.writeString(folder, "a file where the checkpoint's folder should be");
+        allocate("uid-1", gpu("gpu", "gpu-0"));
+
+        ClaimResult result = preparer.prepare(List.of(ref("uid-1"))).get("uid-1");
+
+        assertThat(result).isInstanceOfSatisfying(ClaimResult.Failed.class,
+                failed -> assertThat(failed.error()).startsWith("checkpoint " + folder.resolve("kgpu-checkpoint.json")
+                        + " could not be written: "));
+        assertThat(ledger.view().entries()).isEmpty();
+        assertThat(dir.resolve("cdi/k8s.gpu.nvidia.com-claim_uid-1.json")).as("the spec, written beside it, removed again")
+                .doesNotExist();
+        assertThat(preparer.prepared()).isEmpty();
     }
 }

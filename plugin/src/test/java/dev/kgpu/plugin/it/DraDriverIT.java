@@ -2,7 +2,10 @@ package dev.kgpu.plugin.it;
 
 import dev.kgpu.cdi.CdiRegistry;
 import dev.kgpu.cdi.CdiSpec;
+import dev.kgpu.nvml.ComputeMode;
+import dev.kgpu.nvml.GpuDevice;
 import dev.kgpu.nvml.Nvml;
+import dev.kgpu.nvml.NvmlReturnCode;
 import dev.kgpu.nvml.mock.MockNvml;
 import dev.kgpu.nvml.mock.MockProfile;
 import dev.kgpu.nvml.mock.SimulatedDriverRoot;
@@ -39,6 +42,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -466,6 +470,50 @@ class DraDriverIT {
             assertThat(results.get(longSlices.getMetadata().getUid()).error()).contains("time-slice interval Long cannot be"
                     + " applied to device gpu-2: NVML has no setter for it and kgpu does not run nvidia-smi; only interval"
                     + " Default can be applied");
+        }
+    }
+
+    @Test
+    void aTimeSlicedClaimsGpuGetsComputeModeDefaultUnlessAnMpsDaemonHoldsItOrNvmlRefuses() throws IOException {
+        Path mpsRoot = dir.resolve("mps");
+        ResourceClaim left = createClaim("ml", "left-exclusive", "gpu-1", "Default");
+        ResourceClaim heldByMps = createClaim("ml", "held-by-mps", "gpu-2", "Default");
+        ResourceClaim prohibited = createClaim("ml", "prohibited", "gpu-3", "Default");
+        ResourceClaim plain = createClaim("ml", "plain", "gpu-4");
+        try (MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), uncheckedRoot("dgx-h100"))
+                .env("KGPU_MPS_CONTAINER_ROOT", mpsRoot.toString()).start();
+             Nvml nvml = Nvml.open()) {
+            List<GpuDevice> gpus = List.of(1, 2, 3, 4).stream()
+                    .map(i -> nvml.deviceByUuid(plugin.gpuUuid(i)).orElseThrow()).toList();
+            gpus.get(0).setComputeMode(ComputeMode.EXCLUSIVE_PROCESS);
+            gpus.get(1).setComputeMode(ComputeMode.EXCLUSIVE_PROCESS);
+            gpus.get(2).setComputeMode(ComputeMode.PROHIBITED);
+            gpus.get(3).setComputeMode(ComputeMode.EXCLUSIVE_PROCESS);
+            Files.createDirectories(mpsRoot.resolve("nvidia.com/gpu"));
+            Files.writeString(mpsRoot.resolve("nvidia.com/gpu/.compute-modes"), plugin.gpuUuid(2) + " DEFAULT\n");
+
+            Map<String, DraClaimResult> results = plugin.draClient().prepare(List.of(
+                    new DraClaim("ml", "left-exclusive", left.getMetadata().getUid()),
+                    new DraClaim("ml", "held-by-mps", heldByMps.getMetadata().getUid()),
+                    new DraClaim("ml", "plain", plain.getMetadata().getUid())));
+            MockNvml.load().failNext("nvmlDeviceSetComputeMode", NvmlReturnCode.ERROR_NO_PERMISSION, 1);
+            DraClaimResult refused = plugin.draClient().prepare(List.of(
+                    new DraClaim("ml", "prohibited", prohibited.getMetadata().getUid()))).get(prohibited.getMetadata().getUid());
+
+            assertThat(results.get(left.getMetadata().getUid()).error()).isEmpty();
+            assertThat(gpus.get(0).computeMode()).as("left EXCLUSIVE_PROCESS by no daemon: set").contains(ComputeMode.DEFAULT);
+            assertThat(results.get(heldByMps.getMetadata().getUid()).error()).hasValueSatisfying(e -> assertThat(e).startsWith(
+                    "sharing strategy TimeSlicing cannot be applied to GPU gpu-2 (" + plugin.gpuUuid(2) + "): it has compute"
+                    + " mode EXCLUSIVE_PROCESS, set by the MPS control daemon of nvidia.com/gpu, and time-slicing needs DEFAULT"));
+            assertThat(gpus.get(1).computeMode()).as("the MPS daemon's GPU untouched").contains(ComputeMode.EXCLUSIVE_PROCESS);
+            assertThat(refused.error()).hasValueSatisfying(e -> assertThat(e).startsWith("sharing strategy TimeSlicing cannot"
+                    + " be applied to GPU gpu-3 (" + plugin.gpuUuid(3) + "): it has compute mode PROHIBITED, time-slicing needs"
+                    + " DEFAULT, and NVML refused to set it: nvmlDeviceSetComputeMode: "));
+            assertThat(gpus.get(2).computeMode()).contains(ComputeMode.PROHIBITED);
+            assertThat(results.get(plain.getMetadata().getUid()).error()).as("no sharing asked: the GPU as it is").isEmpty();
+            assertThat(gpus.get(3).computeMode()).contains(ComputeMode.EXCLUSIVE_PROCESS);
+            assertThat(plugin.dra.preparedClaims()).extracting(c -> c.claim().name())
+                    .containsExactlyInAnyOrder("left-exclusive", "plain");
         }
     }
 
