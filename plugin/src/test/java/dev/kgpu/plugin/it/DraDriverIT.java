@@ -234,7 +234,9 @@ class DraDriverIT {
         try (MockNvmlPlugin plugin = plugin("dgx-h100").start()) {
             List<String> published = awaitDevices(names -> names.size() == 8, "8 GPUs published").stream()
                     .map(Device::getName).toList();
-            int registrations = plugin.pluginWatcher.registrations().size();
+            // the kubelet had registered the driver before it restarts (slices can be published before that)
+            plugin.pluginWatcher.await(() -> plugin.pluginWatcher.registrations().stream()
+                    .anyMatch(PluginRegistration::registered), WAIT, "registered before the restart");
 
             // the kubelet stops, starts, deletes the node's slices, then its plugin watcher finds the socket again
             plugin.pluginWatcher.close();
@@ -247,7 +249,6 @@ class DraDriverIT {
                 // the wipe may land after the registration: the kubelet waits for its node lister first
                 Set<String> wipedAgain = wipeNodeSlices();
                 awaitRepublishedAfter(wipedAgain, published, "republished again");
-                assertThat(registrations).isPositive();
             }
         }
     }
