@@ -1,0 +1,33 @@
+package dev.kgpu.validator;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.quarkus.kubernetes.client.KubernetesResources;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The kinds the Kubernetes client extension registers are the validator's own list, not the ~200 every model jar
+ * lists (application.properties, "Kubernetes model kinds"): each kind registered costs its builders and every type
+ * they name in the native executable, and is loaded at start in the JVM.
+ */
+@QuarkusTest
+class KubernetesKindsTest {
+
+    @Inject
+    @KubernetesResources
+    @SuppressWarnings("rawtypes")
+    Class[] kinds;
+
+    @Test
+    void onlyTheKindsTheValidatorReadsAreRegistered() {
+        assertThat(kinds).containsExactlyInAnyOrder(Node.class, Pod.class, Event.class, ResourceSlice.class,
+                ResourceClaimTemplate.class);
+    }
+}
