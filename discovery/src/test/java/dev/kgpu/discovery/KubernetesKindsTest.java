@@ -1,6 +1,9 @@
 package dev.kgpu.discovery;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import dev.kgpu.agent.testing.WatchErrors;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.kubernetes.client.KubernetesResources;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -21,8 +24,17 @@ class KubernetesKindsTest {
     @SuppressWarnings("rawtypes")
     Class[] kinds;
 
+    @Inject
+    KubernetesClient client;
+
     @Test
     void onlyTheKindsDiscoveryReadsAreRegistered() {
-        assertThat(kinds).containsExactlyInAnyOrder(Pod.class);
+        assertThat(kinds).containsExactlyInAnyOrder(Status.class, Pod.class);
+    }
+
+    @Test
+    void aWatchThatExpiredIsReadAsAStatusSoTheClientRelists() {
+        assertThat(WatchErrors.goneAsReadBy(client)).isInstanceOfSatisfying(Status.class,
+                status -> assertThat(status.getCode()).isEqualTo(410));
     }
 }

@@ -5,6 +5,9 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import dev.kgpu.agent.testing.WatchErrors;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.kubernetes.client.KubernetesResources;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -25,9 +28,18 @@ class KubernetesKindsTest {
     @SuppressWarnings("rawtypes")
     Class[] kinds;
 
+    @Inject
+    KubernetesClient client;
+
     @Test
     void onlyTheKindsTheValidatorReadsAreRegistered() {
-        assertThat(kinds).containsExactlyInAnyOrder(Node.class, Pod.class, Event.class, ResourceSlice.class,
+        assertThat(kinds).containsExactlyInAnyOrder(Status.class, Node.class, Pod.class, Event.class, ResourceSlice.class,
                 ResourceClaimTemplate.class);
+    }
+
+    @Test
+    void aWatchThatExpiredIsReadAsAStatusSoTheClientRelists() {
+        assertThat(WatchErrors.goneAsReadBy(client)).isInstanceOfSatisfying(Status.class,
+                status -> assertThat(status.getCode()).isEqualTo(410));
     }
 }

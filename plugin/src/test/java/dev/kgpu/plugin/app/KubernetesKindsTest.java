@@ -3,6 +3,9 @@ package dev.kgpu.plugin.app;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import dev.kgpu.agent.testing.WatchErrors;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.kubernetes.client.KubernetesResources;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -23,8 +26,17 @@ class KubernetesKindsTest {
     @SuppressWarnings("rawtypes")
     Class[] kinds;
 
+    @Inject
+    KubernetesClient client;
+
     @Test
     void onlyTheKindsThePluginReadsAreRegistered() {
-        assertThat(kinds).containsExactlyInAnyOrder(Node.class, ResourceSlice.class, ResourceClaim.class);
+        assertThat(kinds).containsExactlyInAnyOrder(Status.class, Node.class, ResourceSlice.class, ResourceClaim.class);
+    }
+
+    @Test
+    void aWatchThatExpiredIsReadAsAStatusSoTheClientRelists() {
+        assertThat(WatchErrors.goneAsReadBy(client)).isInstanceOfSatisfying(Status.class,
+                status -> assertThat(status.getCode()).isEqualTo(410));
     }
 }
