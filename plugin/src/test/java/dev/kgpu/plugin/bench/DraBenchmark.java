@@ -120,12 +120,15 @@ public final class DraBenchmark {
         System.exit(0);
     }
 
-    static final String COLD_START_ROW = "packaged plugin (java @jvm.options -jar quarkus-run.jar), DRA only: process start"
-            + " -> GetInfo answered (registered, NotifyRegistrationStatus sent)";
+    /** The row names what ran: the native executable when {@code native.image.path} names one, else the jar. */
+    static final String COLD_START_ROW = "packaged plugin ("
+            + (System.getProperty(PackagedAgent.NATIVE_IMAGE_PATH, "").isBlank() ? "java @jvm.options -jar quarkus-run.jar"
+                    : "native executable") + "), DRA only: process start -> GetInfo answered (registered,"
+            + " NotifyRegistrationStatus sent)";
 
     /**
      * Nanoseconds from starting the packaged plugin as a process ({@link PackagedAgent#command()}: the images' JVM
-     * options, {@code target/quarkus-app}), with only the DRA driver ({@code KGPU_KUBELET_APIS=dra}, dgx-h100 on the
+     * options, {@code target/quarkus-app}; the native executable with {@code -Dnative.image.path=<runner>}), with only the DRA driver ({@code KGPU_KUBELET_APIS=dra}, dgx-h100 on the
      * mock NVML, the API test server), to the kubelet's plugin watcher having its {@code GetInfo} answered and the
      * registration taken; each round a cold process, one unmeasured round first (the page cache).
      */
