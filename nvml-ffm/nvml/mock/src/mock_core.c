@@ -849,9 +849,17 @@ void mockNvmlReset(void) {
     unlock_state();
 }
 
+/*
+ * The process's exit (or dlclose) runs this while other threads may still be inside the library: a thread of a
+ * JVM's exit is not stopped, and one may sleep in nvmlEventSetWait_v2 with the state lock released. As after the
+ * last nvmlShutdown of real NVML, every later call answers NVML_ERROR_UNINITIALIZED, and a set with a waiter is
+ * only marked freed: the waiter wakes, sees init_count 0 and frees it (freeing it here made the waiter read freed
+ * memory and crash the exiting process).
+ */
 __attribute__((destructor)) static void mock_unload(void) {
     pthread_mutex_lock(&S.lock);
-    events_free_all(1);
+    S.init_count = 0;
+    events_free_all(0);
     gpm_free_all();
     profile_free(S.node);
     S.node = NULL;

@@ -172,15 +172,20 @@ final class CollectionHandler implements Supervisor.Handler<CounterSet, Collecti
         return ReloadOutcome.APPLIED;
     }
 
-    /** Nothing outside the process to undo: the HTTP server is Quarkus'. No collection runs once this returns. */
+    /**
+     * Nothing outside the process to undo (the HTTP server is Quarkus'), but NVML is closed here, before a process
+     * exiting on SIGTERM may exit: that exit does not wait for {@link #release()}, and it runs the NVML library's
+     * destructors, which must find no thread in {@code nvmlEventSetWait_v2} (the plugin's native executable crashed
+     * so). No collection runs once this returns.
+     */
     @Override
     public void stop(Ending why) {
+        release();
     }
 
     /**
-     * Closes the health watch and NVML. Closing the watch waits for its thread to leave {@code nvmlEventSetWait} (up
-     * to half a second), which a process exiting on SIGTERM does not wait for: the driver releases a process's NVML
-     * state when it exits.
+     * Closes the health watch and NVML ({@link #stop} already did). Closing the watch waits for its thread to leave
+     * {@code nvmlEventSetWait} (up to half a second).
      */
     @Override
     public void release() {

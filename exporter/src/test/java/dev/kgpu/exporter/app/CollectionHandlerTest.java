@@ -49,6 +49,8 @@ class CollectionHandlerTest {
         final AtomicBoolean hang = new AtomicBoolean();
         final AtomicInteger hanging = new AtomicInteger();
         final CountDownLatch release = new CountDownLatch(1);
+        /** Runs when NVML closes, on the closing thread. */
+        volatile Runnable onClose = () -> { };
 
         FakeNode(CounterSet counters) {
             used.add(counters);
@@ -94,6 +96,7 @@ class CollectionHandlerTest {
 
         @Override
         public void close() {
+            onClose.run();
         }
     }
 
@@ -189,6 +192,29 @@ class CollectionHandlerTest {
             assertThat(node.get().used).containsExactly(TWO, ONE);
             // a reload collects at once, not at the next (hourly) interval
             Await.until("a collection with the new counters", WAIT, () -> node.get().collections.get() > before);
+        } finally {
+            supervisor.stop(WAIT);
+        }
+    }
+
+    /** SIGTERM: the process exits once the exit status is known; NVML must be closed by then (its destructors run). */
+    @Test
+    void sigtermClosesNvmlBeforeTheExitStatusIsKnown() {
+        AtomicReference<FakeNode> node = new AtomicReference<>();
+        CollectionHandler handler = handler(counters -> {
+            node.set(new FakeNode(counters));
+            return node.get();
+        }, Duration.ofMillis(100), () -> { });
+        Supervisor<CounterSet, CollectionHandler.Event> supervisor = start(handler, () -> TWO);
+        AtomicReference<Boolean> closedAfterExit = new AtomicReference<>();
+        try {
+            Await.until("NVML open", WAIT, () -> node.get() != null);
+            node.get().onClose = () -> closedAfterExit.set(supervisor.awaitExit(Duration.ZERO).isPresent());
+
+            supervisor.stopForExit();
+            supervisor.awaitExit();
+
+            assertThat(closedAfterExit).hasValue(false);
         } finally {
             supervisor.stop(WAIT);
         }

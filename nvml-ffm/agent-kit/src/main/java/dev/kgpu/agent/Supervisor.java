@@ -40,8 +40,9 @@ import java.util.function.Supplier;
  *   <li>SIGTERM, for an agent its entry point launched ({@link Launch#main}): the {@link StopSignal} relay, installed
  *       by the engine, stops the agent as {@link #stop} does, and the entry point returns its status (0 after a clean
  *       stop, as NVIDIA's agents exit, not the JVM's 143). The process's exit does not wait for
- *       {@link Handler#release}: what it releases (NVML, whose event wait takes up to half a second to end), the
- *       process's exit releases too.</li>
+ *       {@link Handler#release}; a handler that holds NVML closes it in {@link Handler#stop}, as the exit runs the
+ *       NVML library's destructors, which must find no thread inside it (an event thread in
+ *       {@code nvmlEventSetWait_v2} crashed the exiting process so).</li>
  * </ul>
  *
  * <pre>{@code
@@ -104,8 +105,9 @@ public final class Supervisor<S, E> {
 
         /**
          * After {@link #stop}, once the exit status is known: release what the process's own exit would release
-         * too (NVML and the threads and native memory it holds). {@link Supervisor#stop} waits for it; a process
-         * exiting on SIGTERM does not.
+         * too, safely while other threads still run (memory, threads). {@link Supervisor#stop} waits for it; a process
+         * exiting on SIGTERM does not, so NVML is not closed here but in {@link #stop}: the exit runs NVML's library
+         * destructors, which must find no thread inside the library.
          */
         default void release() {
         }

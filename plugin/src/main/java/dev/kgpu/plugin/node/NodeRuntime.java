@@ -145,7 +145,13 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
 
     /**
      * The end (SIGTERM, shutdown, or the node gave up): every front-end stops serving (sockets removed, CDI specs
-     * cleaned up). NVML is closed by {@link #release()}, which the process's exit need not wait for.
+     * cleaned up), then the health watch and the device source are closed. Closing NVML's event watch waits for its
+     * thread to leave {@code nvmlEventSetWait} (up to half a second). That happens here, before the process may
+     * exit, and not in {@link #release()}, which a process exiting on SIGTERM does not wait for: the exit runs the NVML
+     * library's destructors while the event thread still sleeps in {@code nvmlEventSetWait_v2}, and a thread inside
+     * a library being torn down can crash the exiting process (seen with the mock NVML: a segfault after
+     * "kgpu-plugin stopped"). Unlike Go's exit, which makes no libc exit and runs no destructors, a JVM's or a native
+     * image's exit does.
      */
     @Override
     public void stop(Supervisor.Ending why) {
@@ -153,13 +159,10 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
         tellFrontEnds(new Problem.Stopped());
         running = false;
         publishStatus();
+        release();
     }
 
-    /**
-     * After the stop: the health watch and the device source are closed. Closing NVML's event watch waits for its
-     * thread to leave {@code nvmlEventSetWait} (up to half a second); a process exiting on SIGTERM does not wait for
-     * that, as the driver releases a process's NVML state when it exits (as for NVIDIA's plugin).
-     */
+    /** The health watch (its timer too) and the device source are closed; {@link #stop} already did it. */
     @Override
     public void release() {
         if (healthWatch != null) {

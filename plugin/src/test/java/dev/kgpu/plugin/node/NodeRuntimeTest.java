@@ -382,4 +382,24 @@ class NodeRuntimeTest {
         assertThat(served).containsExactly("[nvidia.com/gpu=2]", "stopped");
         awaitGpus(r -> !r.connected() && r.allocatable() == 0);
     }
+
+    /**
+     * SIGTERM: the process exits as soon as the exit status is known. NVML (the device source, its event thread) must
+     * be closed by then: the exit runs the NVML library's destructors, which must find no thread inside the library.
+     */
+    @Test
+    void sigtermClosesTheDevicesBeforeTheExitStatusIsKnown() {
+        kubelet = KubeletSimulator.start(dir);
+        start(settings(planner(1), true));
+        awaitGpus(r -> r.allocatable() == 2);
+        AtomicReference<Boolean> closedAfterExit = new AtomicReference<>();
+        devices.onClose = () -> closedAfterExit.set(supervisor.awaitExit(Duration.ZERO).isPresent());
+
+        supervisor.stopForExit();
+        supervisor.awaitExit();
+
+        assertThat(devices.openSources).hasValue(0);
+        assertThat(closedAfterExit).hasValue(false);
+        assertThat(devices.watching()).isFalse();
+    }
 }

@@ -27,6 +27,8 @@ public final class FakeDeviceSource implements DeviceSource.Factory {
     public final AtomicInteger opens = new AtomicInteger();
     public final AtomicInteger watches = new AtomicInteger();
     public final AtomicInteger openSources = new AtomicInteger();
+    /** Runs when a source closes, on the closing thread. */
+    public volatile Runnable onClose = () -> { };
 
     public FakeDeviceSource(NodeInventory inventory) {
         this.inventory = inventory;
@@ -104,6 +106,7 @@ public final class FakeDeviceSource implements DeviceSource.Factory {
 
             @Override
             public void close() {
+                onClose.run();
                 openSources.decrementAndGet();
             }
         };

@@ -128,9 +128,9 @@ final class NvmlGpmSampler implements GpmSampler {
             return;
         }
         closed = true;
-        session.closedResource(this);
         NvmlNative.nvmlGpmSampleFree(older);
         NvmlNative.nvmlGpmSampleFree(newer);
+        session.closedResource(this); // last: it may shut NVML down
     }
 
     @Override

@@ -31,6 +31,9 @@ import java.util.function.Consumer;
  * {@link #close()} first closes the health monitors and GPM samplers this session opened (so no native
  * resource outlives NVML), then shuts NVML down; from then on every call fails with
  * {@link dev.kgpu.nvml.NvmlException.Uninitialized}, even while another session keeps NVML initialised.
+ * A health monitor whose thread does not end within its close (stuck in a listener, or closed from its own thread)
+ * still calls NVML ({@code nvmlEventSetWait_v2}, {@code nvmlEventSetFree}): {@code nvmlShutdown} then waits for that
+ * thread's end and runs on it, so that no call of this session's own threads races or follows it.
  */
 public final class NvmlSession implements Nvml {
 
@@ -42,6 +45,7 @@ public final class NvmlSession implements Nvml {
     private final ScratchPool scratch = ScratchPool.shared();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean shutDown = new AtomicBoolean();
     private volatile List<GpuDevice> devices;
 
     private NvmlSession(Path libraryPath, InstantSource clock) {
@@ -221,8 +225,24 @@ public final class NvmlSession implements Nvml {
                 LOG.log(System.Logger.Level.WARNING, MessageFormat.format("closing {0} before nvmlShutdown failed", resource), e);
             }
         }
-        resources.clear();
-        NvmlReturns.check(NvmlNative.nvmlShutdown(), "nvmlShutdown");
+        List<AutoCloseable> stillInNvml = List.copyOf(resources);
+        if (!stillInNvml.isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, "{0} still calls NVML; nvmlShutdown waits for its end", stillInNvml);
+        }
+        shutDownWhenIdle(true);
+    }
+
+    /** Shuts NVML down once the session is closed and no resource of it is left; only once. */
+    private void shutDownWhenIdle(boolean throwing) {
+        if (!closed.get() || !resources.isEmpty() || !shutDown.compareAndSet(false, true)) {
+            return;
+        }
+        int rc = NvmlNative.nvmlShutdown();
+        if (throwing) {
+            NvmlReturns.check(rc, "nvmlShutdown");
+        } else if (rc != NvmlReturns.SUCCESS) {
+            LOG.log(System.Logger.Level.WARNING, "nvmlShutdown returned {0}", rc);
+        }
     }
 
     @Override
@@ -251,13 +271,16 @@ public final class NvmlSession implements Nvml {
     void opened(AutoCloseable resource) {
         resources.add(resource);
         if (closed.get()) {
-            resources.remove(resource);
+            closedResource(resource);
             throw NvmlReturns.failure(NvmlReturns.UNINITIALIZED, "nvmlShutdown");
         }
     }
 
+    /** {@code resource} makes no more NVML calls; the last one of a closed session shuts NVML down. */
     void closedResource(AutoCloseable resource) {
-        resources.remove(resource);
+        if (resources.remove(resource) && closed.get()) {
+            shutDownWhenIdle(false);
+        }
     }
 
     /** The device of this session behind {@code device}, or an error naming what was passed instead. */

@@ -13,10 +13,12 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -100,5 +102,39 @@ class NvmlSessionTest {
                 pool.shutdownNow();
             }
         }
+    }
+
+    /**
+     * The health monitor's thread is still inside this session's work when the session closes (here: held in its
+     * listener past the close's join): nvmlShutdown must wait for that thread's last NVML calls
+     * ({@code nvmlEventSetWait_v2}, {@code nvmlEventSetFree}) instead of racing them, and run once it has ended.
+     */
+    @Test
+    void aHealthThreadStillInNvmlPutsTheShutdownOffUntilItEnds() throws Exception {
+        MOCK.useProfile("dgx-a100");
+        Nvml nvml = Nvml.open();
+        GpuDevice gpu = nvml.device(0);
+        CountDownLatch delivering = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Thread> healthThread = new AtomicReference<>();
+        nvml.startHealthMonitor(List.of(gpu), event -> {
+            healthThread.set(Thread.currentThread());
+            delivering.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        MOCK.injectXid(gpu.uuid(), 79);
+        assertThat(delivering.await(15, TimeUnit.SECONDS)).as("the XID reached the listener").isTrue();
+
+        nvml.close(); // the monitor's close gives up waiting for its thread, held in the listener
+
+        assertThat(rawDeviceCount()).as("the monitor's thread still calls NVML").isEqualTo(NvmlReturns.SUCCESS);
+        release.countDown();
+        healthThread.get().join(TimeUnit.SECONDS.toMillis(15));
+        assertThat(healthThread.get().isAlive()).isFalse();
+        assertThat(rawDeviceCount()).as("shut down once the thread ended").isEqualTo(NvmlReturns.UNINITIALIZED);
     }
 }
