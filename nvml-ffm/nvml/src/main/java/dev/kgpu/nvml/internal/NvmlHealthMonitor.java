@@ -40,7 +40,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 final class NvmlHealthMonitor implements HealthMonitor {
 
     static final String THREAD_NAME = "nvml-health-events";
-    static final Duration WAIT = Duration.ofMillis(500);
+    /**
+     * One wait's bound: the agent's SIGTERM joins this thread before NVML shuts down (a library destructor must not
+     * run under a waiter), so it bounds the exit too; ten wake-ups a second cost nothing measurable.
+     */
+    static final Duration WAIT = Duration.ofMillis(100);
 
     /** {@code gpuInstanceId}/{@code computeInstanceId} of an event that concerns the whole GPU. */
     private static final int WHOLE_GPU = 0xFFFFFFFF;
