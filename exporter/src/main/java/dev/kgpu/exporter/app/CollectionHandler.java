@@ -185,7 +185,7 @@ final class CollectionHandler implements Supervisor.Handler<CounterSet, Collecti
 
     /**
      * Closes the health watch and NVML ({@link #stop} already did). Closing the watch waits for its thread to leave
-     * {@code nvmlEventSetWait} (up to half a second).
+     * {@code nvmlEventSetWait} (at most one wait of NVML's, 50 ms).
      */
     @Override
     public void release() {

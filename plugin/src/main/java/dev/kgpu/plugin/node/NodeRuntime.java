@@ -146,12 +146,12 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
     /**
      * The end (SIGTERM, shutdown, or the node gave up): every front-end stops serving (sockets removed, CDI specs
      * cleaned up), then the health watch and the device source are closed. Closing NVML's event watch waits for its
-     * thread to leave {@code nvmlEventSetWait} (up to half a second). That happens here, before the process may
-     * exit, and not in {@link #release()}, which a process exiting on SIGTERM does not wait for: the exit runs the NVML
-     * library's destructors while the event thread still sleeps in {@code nvmlEventSetWait_v2}, and a thread inside
-     * a library being torn down can crash the exiting process (seen with the mock NVML: a segfault after
-     * "kgpu-plugin stopped"). Unlike Go's exit, which makes no libc exit and runs no destructors, a JVM's or a native
-     * image's exit does.
+     * thread to leave {@code nvmlEventSetWait} (at most one wait of NVML's, 50 ms). That happens here, before the
+     * process may exit, and not in {@link #release()}, which a process exiting on SIGTERM does not wait for: the exit
+     * runs the NVML library's destructors while the event thread still sleeps in {@code nvmlEventSetWait_v2}, and a
+     * thread inside a library being torn down can crash the exiting process (seen with the mock NVML: a segfault
+     * after "kgpu-plugin stopped"). Unlike Go's exit, which makes no libc exit and runs no destructors, a JVM's or a
+     * native image's exit does.
      */
     @Override
     public void stop(Supervisor.Ending why) {
