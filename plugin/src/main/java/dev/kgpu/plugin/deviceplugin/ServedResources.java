@@ -123,6 +123,18 @@ final class ServedResources {
                 continue;
             }
             String name = served.service.resource().name();
+            if (!served.endpoint.serving()) {
+                // A starting kubelet deletes every socket in its folder, then creates kubelet.sock: registering now
+                // would name a socket that is gone, and the kubelet's dial of it would fail only at its deadline
+                // (10 s), holding this thread. The deletion's own event may still be on its way: serve it again first.
+                LOG.log(System.Logger.Level.WARNING, "{0} is gone before {1} was registered; serving it again first",
+                        served.endpoint.socketName(), name);
+                served.stop();
+                if (!serve() || served.endpoint == null) {
+                    all = false;
+                    continue;
+                }
+            }
             switch (kubelet.register(served.endpoint)) {
                 case Kubelet.Registration.Accepted accepted -> {
                     served.registered = true;
