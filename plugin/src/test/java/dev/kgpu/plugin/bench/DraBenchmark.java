@@ -120,11 +120,20 @@ public final class DraBenchmark {
         System.exit(0);
     }
 
+    /**
+     * {@code -Dbench.aot-cache=<app.aot>}: the JVM rounds of the cold-start row start with that Java AOT cache, as the
+     * JVM image starts (given to the {@code java} launcher through {@code JDK_JAVA_OPTIONS}, with
+     * {@code -XX:AOTMode=on}: a cache that cannot be mapped fails the round instead of being skipped); the package's
+     * own {@code target/quarkus-app/app.aot} is the one its {@code PackagedPluginIT} run trained.
+     */
+    static final String AOT_CACHE = System.getProperty("bench.aot-cache", "");
+
     /** The row names what ran: the native executable when {@code native.image.path} names one, else the jar. */
     static final String COLD_START_ROW = "packaged plugin ("
-            + (System.getProperty(PackagedAgent.NATIVE_IMAGE_PATH, "").isBlank() ? "java @jvm.options -jar quarkus-run.jar"
-                    : "native executable") + "), DRA only: process start -> GetInfo answered (registered,"
-            + " NotifyRegistrationStatus sent)";
+            + (!System.getProperty(PackagedAgent.NATIVE_IMAGE_PATH, "").isBlank() ? "native executable"
+                    : AOT_CACHE.isBlank() ? "java @jvm.options -jar quarkus-run.jar"
+                    : "java @jvm.options -XX:AOTCache=app.aot -jar quarkus-run.jar")
+            + "), DRA only: process start -> GetInfo answered (registered, NotifyRegistrationStatus sent)";
 
     /**
      * Nanoseconds from starting the packaged plugin as a process ({@link PackagedAgent#command()}: the images' JVM
@@ -153,7 +162,9 @@ public final class DraBenchmark {
                         Map.entry("KUBELET_PLUGINS_DIRECTORY_PATH", work.resolve("plugins").toString()),
                         Map.entry("KGPU_POD_RESOURCES_SOCKET", work.resolve("pod-resources/kubelet.sock").toString()),
                         Map.entry("KUBERNETES_MASTER", api.url()), Map.entry("KUBERNETES_AUTH_TRYKUBECONFIG", "false"),
-                        Map.entry("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false"), Map.entry("QUARKUS_HTTP_PORT", "0"));
+                        Map.entry("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false"), Map.entry("QUARKUS_HTTP_PORT", "0"),
+                        Map.entry("JDK_JAVA_OPTIONS", AOT_CACHE.isBlank() ? ""
+                                : "-XX:AOTMode=on -XX:AOTCache=" + Path.of(AOT_CACHE).toAbsolutePath()));
                 long start = System.nanoTime();
                 try (PackagedAgent plugin = PackagedAgent.start(work.resolve("out"), env)) {
                     Long at = registered.poll(60, TimeUnit.SECONDS);
