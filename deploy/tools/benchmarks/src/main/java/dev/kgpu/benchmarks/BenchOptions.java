@@ -48,6 +48,9 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
             To weigh a lever without rebuilding the images:
               --jvm-options=<file>       mount <file> over the images' /opt/kgpu/jvm.options
               --aot-caches=<dir>         mount <dir>/<agent>/app.aot over the images' /opt/kgpu/app.aot
+              --native-options="<opts>"  native images: start each executable with these runtime options first,
+                                         e.g. "-Xmx48m -Xmn8m" (each -X... or -XX:...; defaults baked in at build
+                                         with -R: are weighed so without a rebuild)
               --train=<dir>              measure nothing: run each agent's work once recording its AOT configuration,
                                          then create <dir>/<agent>/app.aot in its image (with --jvm-options if given)
               --kgpu-rootfs=<dir>        the images as build-images assembles them, <dir>/<agent>/rootfs and
@@ -69,10 +72,11 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
     private static final Setting<String> JVM_OPTIONS = flag("jvm-options");
     private static final Setting<String> AOT_CACHES = flag("aot-caches");
     private static final Setting<String> TRAIN = flag("train");
+    private static final Setting<String> NATIVE_OPTIONS = flag("native-options");
     private static final Setting<String> KGPU_ROOTFS = flag("kgpu-rootfs");
     /** The options {@link #USAGE} lists, read by the agents' shared {@link CommandLine}. */
     private static final List<Setting<?>> FLAGS = List.of(KGPU_IMAGES, KGPU_JVM_IMAGES, NVIDIA_BIN, NVIDIA_VERSION, PROFILE, RUNS, SOAK,
-            ALLOCATES, SCRAPES_PER_SECOND, WORK_DIR, JSON, ROOT, JVM_OPTIONS, AOT_CACHES, TRAIN, KGPU_ROOTFS);
+            ALLOCATES, SCRAPES_PER_SECOND, WORK_DIR, JSON, ROOT, JVM_OPTIONS, AOT_CACHES, TRAIN, NATIVE_OPTIONS, KGPU_ROOTFS);
 
     private static Setting<String> flag(String name) {
         return Setting.of(List.of(name), List.of(), ValueType.string(), "", "the benchmark's --" + name + " (see USAGE)");
@@ -94,6 +98,7 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
         String jvmOptions = null;
         String aotCaches = null;
         String train = null;
+        String nativeOptions = "";
         String rootfs = null;
         List<String> problems = new ArrayList<>();
         CommandLine line = CommandLine.parse(args.toArray(String[]::new), FLAGS, "images-benchmark");
@@ -119,6 +124,7 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
         jvmOptions = line.last(JVM_OPTIONS).orElse(jvmOptions);
         aotCaches = line.last(AOT_CACHES).orElse(aotCaches);
         train = line.last(TRAIN).orElse(train);
+        nativeOptions = line.last(NATIVE_OPTIONS).orElse(nativeOptions);
         rootfs = line.last(KGPU_ROOTFS).orElse(rootfs);
         int runCount = number("--runs", runs, 1, 100, problems);
         int soakSeconds = number("--soak", soak, 0, 86_400, problems);
@@ -136,13 +142,18 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
         if (train != null && aotCaches != null) {
             problems.add("--train was '" + train + "' but it records new caches, so --aot-caches ('" + aotCaches + "') cannot go with it");
         }
+        String givenNativeOptions = nativeOptions;
+        List<String> runtimeOptions = nativeOptions.isBlank() ? List.of() : List.of(nativeOptions.strip().split("\\s+"));
+        runtimeOptions.stream().filter(o -> !o.matches("-X[a-z][^=\\s]*|-XX:[+-]?[A-Za-z]+(=\\S+)?")).findFirst().ifPresent(o ->
+                problems.add("--native-options was '" + givenNativeOptions + "' but '" + o
+                        + "' is no runtime option (-Xmx48m, -XX:MaxNewSize=8m)"));
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("\n", problems));
         }
         KgpuImages.Variant variant = new KgpuImages.Variant(
                 Optional.ofNullable(jvmOptions).map(p -> Path.of(p).toAbsolutePath()),
                 Optional.ofNullable(aotCaches).map(p -> Path.of(p).toAbsolutePath()),
-                Optional.ofNullable(train).map(p -> Path.of(p).toAbsolutePath()));
+                Optional.ofNullable(train).map(p -> Path.of(p).toAbsolutePath()), runtimeOptions);
         if (jvmImages != null && !java.nio.file.Files.isRegularFile(Path.of(jvmImages, "index.json"))) {
             throw new IllegalArgumentException("--kgpu-jvm-images was '" + jvmImages + "' but it is no OCI layout (no index.json)");
         }

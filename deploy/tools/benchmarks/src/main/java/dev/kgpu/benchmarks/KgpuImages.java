@@ -41,12 +41,18 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
      * @param aotCaches  a folder with {@code <agent>/app.aot}, each mounted over its image's ({@code --aot-caches})
      * @param training   a folder where each agent records its AOT configuration instead of using its cache
      *                   ({@code <agent>/app.aotconf}, {@code --train})
+     * @param nativeOptions runtime options each native executable is started with before its own arguments
+     *                   ({@code --native-options}, e.g. {@code -Xmn8m})
      */
-    record Variant(Optional<Path> jvmOptions, Optional<Path> aotCaches, Optional<Path> training) {
-        static final Variant NONE = new Variant(Optional.empty(), Optional.empty(), Optional.empty());
+    record Variant(Optional<Path> jvmOptions, Optional<Path> aotCaches, Optional<Path> training, List<String> nativeOptions) {
+        static final Variant NONE = new Variant(Optional.empty(), Optional.empty(), Optional.empty(), List.of());
+
+        Variant {
+            nativeOptions = List.copyOf(nativeOptions);
+        }
 
         boolean any() {
-            return jvmOptions.isPresent() || aotCaches.isPresent() || training.isPresent();
+            return jvmOptions.isPresent() || aotCaches.isPresent() || training.isPresent() || !nativeOptions.isEmpty();
         }
     }
 
@@ -150,6 +156,9 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
                 .append(')'));
         variant.jvmOptions().ifPresent(f -> out.append("; jvm.options replaced by ").append(f));
         variant.aotCaches().ifPresent(d -> out.append("; AOT caches replaced by ").append(d).append("/<agent>/app.aot"));
+        if (!variant.nativeOptions().isEmpty()) {
+            out.append("; native executables started with ").append(String.join(" ", variant.nativeOptions()));
+        }
         return out.toString();
     }
 
@@ -211,6 +220,13 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
             command.addAll(List.of("--ro-bind", f.toString(), AOT_CACHE));
         });
         List<String> args = image.args();
+        if (!variant.nativeOptions().isEmpty() && !image.jvm()) {
+            // a JVM image (the side-by-side layout) keeps its jvm.options, as --jvm-options leaves native images alone
+            List<String> withOptions = new ArrayList<>(List.of(args.getFirst()));
+            withOptions.addAll(variant.nativeOptions());
+            withOptions.addAll(args.subList(1, args.size()));
+            args = withOptions;
+        }
         if (variant.training().isPresent()) {
             Path out = variant.training().get().resolve(agent);
             mkdirs(out);

@@ -37,6 +37,15 @@ class BenchOptionsTest {
     }
 
     @Test
+    void nativeOptionsAreRuntimeOptionsOnly() {
+        assertThat(BenchOptions.parse(List.of("--native-options= -Xmx48m  -XX:MaxNewSize=8m ")).variant().nativeOptions())
+                .containsExactly("-Xmx48m", "-XX:MaxNewSize=8m");
+        assertThatThrownBy(() -> BenchOptions.parse(List.of("--native-options=-Xmn8m --oneshot")))
+                .hasMessage("--native-options was '-Xmn8m --oneshot' but '--oneshot' is no runtime option (-Xmx48m,"
+                        + " -XX:MaxNewSize=8m)");
+    }
+
+    @Test
     void trainingRecordsNewCachesSoItCannotUseGivenOnes(@org.junit.jupiter.api.io.TempDir Path dir) {
         assertThatThrownBy(() -> BenchOptions.parse(List.of("--train=" + dir.resolve("t"), "--aot-caches=" + dir)))
                 .hasMessageContaining("--train was '" + dir.resolve("t") + "' but it records new caches");
