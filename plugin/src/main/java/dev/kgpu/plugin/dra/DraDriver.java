@@ -36,8 +36,9 @@ import java.util.function.Function;
  *       and registration sockets ({@link DraKubelet}); a later start only serves them again if they are gone;</li>
  *   <li>the pool published holds the Healthy devices no device plugin holds: an XID takes a device out of the node's
  *       ResourceSlice, its recovery puts it back; a GPU the kubelet's device manager allocated (the node's
- *       {@link AllocationLedger}, which the kubelet's PodResources API feeds every {@link #POD_RESOURCES_PERIOD}) leaves
- *       it while held (kgpu removes rather than taints: device taints are beta from Kubernetes 1.36 only, and without
+ *       {@link AllocationLedger}, which the kubelet's PodResources API feeds every {@link #POD_RESOURCES_PERIOD}, or the
+ *       kubelet's device-manager checkpoint ({@link KubeletDeviceCheckpoint}) while PodResources cannot be reached)
+ *       leaves it while held (kgpu removes rather than taints: device taints are beta from Kubernetes 1.36 only, and without
  *       them the API server drops taints and the scheduler would keep picking the device);</li>
  *   <li>a registration the kubelet refused is logged with its reason, shown in the status, and tried again with
  *       backoff by serving the registration socket anew;</li>
@@ -52,7 +53,7 @@ import java.util.function.Function;
  */
 public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, AllocationLedger.Listener {
 
-    /** How often the kubelet's PodResources API is asked what the device manager allocated. */
+    /** How often the kubelet's PodResources API (or its checkpoint) is asked what the device manager allocated. */
     static final Duration POD_RESOURCES_PERIOD = Duration.ofSeconds(1);
 
     /** This front-end's name in logs and health checks. */
@@ -62,6 +63,7 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
     private final DraSettings settings;
     private final Function<String, Optional<String>> mpsHolder;
     private final DraKubelet kubelet;
+    private final KubeletDeviceCheckpoint deviceManagerCheckpoint;
     private final ClaimSource claims;
     private final ResourceSliceStore slices;
     private final DraMetrics metrics;
@@ -83,7 +85,9 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
     private volatile SlicePublisher publisher;
     private volatile DraKubelet.Endpoint endpoint;
     private volatile Thread podResourcesPoller;
-    private volatile String podResourcesProblem;
+    /** Where the ledger learnt the kubelet's allocations last, and why not from PodResources (null when it did). */
+    private volatile AllocationFeed feed = new AllocationFeed(DraStatus.AllocationSource.NONE,
+            "what the kubelet's device manager allocated has not been read yet");
 
     /**
      * @param kubelet serves the DRA and registration sockets
@@ -98,6 +102,7 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
         this.settings = Objects.requireNonNull(settings, "settings");
         this.mpsHolder = Objects.requireNonNull(mpsHolder, "mpsHolder");
         this.kubelet = Objects.requireNonNull(kubelet, "kubelet");
+        this.deviceManagerCheckpoint = new KubeletDeviceCheckpoint(settings.deviceManagerCheckpoint());
         this.claims = Objects.requireNonNull(claims, "claims");
         this.slices = Objects.requireNonNull(slices, "slices");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
@@ -181,8 +186,8 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
         ClaimPreparer claimPreparer = preparer;
         DraKubelet.Endpoint served = endpoint;
         if (claimPreparer == null || slicePublisher == null) {
-            return stopped ? new DraStatus(false, false, false, Optional.empty(), 0, 0, bootIdKnown, List.of("stopped"))
-                    : DraStatus.STARTING;
+            return stopped ? new DraStatus(false, false, false, Optional.empty(), 0, 0, bootIdKnown,
+                    DraStatus.AllocationSource.NONE, false, List.of("stopped")) : DraStatus.STARTING;
         }
         boolean serving = served != null && served.serving();
         SlicePublisher.Status slicesStatus = slicePublisher.status();
@@ -197,9 +202,13 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
             problems.add("waiting for the kubelet to register " + DraNames.DRIVER + " (" + settings.registrationSocket() + ")");
         }
         slicesStatus.failure().ifPresent(f -> problems.add("ResourceSlices not published: " + f));
+        AllocationFeed read = feed;
+        if (read.problem() != null) {
+            problems.add(read.problem());
+        }
         return new DraStatus(serving, registered, slicesStatus.current(),
                 slicesStatus.published().map(ResourceSliceStore.Published::generation), devices.devices().size(),
-                claimPreparer.prepared().size(), bootIdKnown, problems);
+                claimPreparer.prepared().size(), bootIdKnown, read.source(), settings.devicePluginBeside(), problems);
     }
 
     /** The claims prepared now (for tests and the status). */
@@ -222,7 +231,7 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
                 () -> devices, uuid -> health.problem(uuid), node.ledger(),
                 new TimeSlicing(node::computeModes, mpsHolder), node::now, metrics);
         publisher = new SlicePublisher(slices, DraNames.DRIVER, settings.nodeName(), settings.resyncPeriod(), retries, metrics);
-        podResourcesPoller = Thread.ofPlatform().name("dra-pod-resources").daemon(true).start(this::pollPodResources);
+        podResourcesPoller = Thread.ofPlatform().name("dra-pod-resources").daemon(true).start(this::pollKubeletAllocations);
         serve();
     }
 
@@ -278,33 +287,65 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
     }
 
     /**
-     * Asks the kubelet every {@link #POD_RESOURCES_PERIOD} what its device manager allocated and tells the ledger, which
-     * ends the device plugin's holds the kubelet no longer lists. Unreachable: every hold stays (never freed on missing
-     * data), said once per cause in a WARNING and in the status, the recovery in an INFO line.
+     * Reads every {@link #POD_RESOURCES_PERIOD} what the kubelet's device manager allocated ({@link #readKubeletAllocations})
+     * and tells the ledger, which ends the device plugin's holds the kubelet no longer lists.
      */
-    private void pollPodResources() {
+    private void pollKubeletAllocations() {
         while (!stopped) {
-            try {
-                AllocationLedger.KubeletAllocations listed = kubelet.deviceAllocations(node.now());
-                node.ledger().observe(listed);
-                if (podResourcesProblem != null) {
-                    LOG.log(System.Logger.Level.INFO, "the kubelet''s PodResources API answers again");
-                    podResourcesProblem = null;
-                }
-            } catch (IOException | RuntimeException e) {
-                String problem = "cannot read what the kubelet's device manager allocated: " + e.getMessage()
-                        + "; GPUs the device plugin handed out stay withdrawn from DRA";
-                if (!problem.equals(podResourcesProblem)) {
-                    LOG.log(System.Logger.Level.WARNING, problem);
-                }
-                podResourcesProblem = problem;
-            }
+            readKubeletAllocations();
             try {
                 Thread.sleep(POD_RESOURCES_PERIOD);
             } catch (InterruptedException e) {
                 return;
             }
         }
+    }
+
+    /**
+     * One read, on the poller's thread: the PodResources API; when it cannot be reached, the kubelet's device-manager
+     * checkpoint, which over-reserves (it keeps pods that ended until the kubelet writes it again); when neither can be
+     * read, nothing: every hold stays (never freed on missing data). Which source fed the ledger is said in one line
+     * when it changes (and, with none, when the cause changes), and shown in the status.
+     */
+    private void readKubeletAllocations() {
+        Instant now = node.now();
+        String podResourcesFailure;
+        try {
+            node.ledger().observe(kubelet.deviceAllocations(now));
+            fed(new AllocationFeed(DraStatus.AllocationSource.POD_RESOURCES, null));
+            return;
+        } catch (IOException | RuntimeException e) {
+            podResourcesFailure = String.valueOf(e.getMessage());
+        }
+        try {
+            node.ledger().observe(deviceManagerCheckpoint.read(now));
+            fed(new AllocationFeed(DraStatus.AllocationSource.DEVICE_MANAGER_CHECKPOINT, "the kubelet's PodResources API"
+                    + " cannot be read (" + podResourcesFailure + "): reading what its device manager allocated from its"
+                    + " checkpoint " + deviceManagerCheckpoint.file() + ", which keeps pods that ended until the kubelet"
+                    + " writes it again (their GPUs stay withdrawn from DRA until then)"));
+        } catch (IOException | RuntimeException e) {
+            fed(new AllocationFeed(DraStatus.AllocationSource.NONE, "cannot read what the kubelet's device manager"
+                    + " allocated: " + podResourcesFailure + "; " + e.getMessage() + "; GPUs the device plugin hands out"
+                    + " cannot be withdrawn from DRA until one of them can be read"));
+        }
+    }
+
+    private void fed(AllocationFeed next) {
+        AllocationFeed before = feed;
+        feed = next;
+        if (before.source() == next.source()
+                && (next.source() != DraStatus.AllocationSource.NONE || Objects.equals(before.problem(), next.problem()))) {
+            return;
+        }
+        switch (next.source()) {
+            case POD_RESOURCES -> LOG.log(System.Logger.Level.INFO, "reading what the kubelet''s device manager allocated"
+                    + " from its PodResources API ({0})", settings.podResourcesSocket());
+            case DEVICE_MANAGER_CHECKPOINT, NONE -> LOG.log(System.Logger.Level.WARNING, next.problem());
+        }
+    }
+
+    /** Where the ledger learnt the kubelet's allocations last; {@code problem} says why not from PodResources. */
+    private record AllocationFeed(DraStatus.AllocationSource source, String problem) {
     }
 
     private void shutdown() {

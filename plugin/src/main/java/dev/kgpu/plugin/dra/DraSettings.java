@@ -33,9 +33,14 @@ import java.util.Optional;
  * @param mpsRoot            the MPS root in this container ({@code KGPU_MPS_CONTAINER_ROOT}, default {@code /mps}), where
  *                           the driver sees which GPUs an MPS control daemon holds before it gives a time-sliced claim
  *                           its GPU
+ * @param deviceManagerCheckpoint the kubelet's device-manager checkpoint ({@code KGPU_DEVICE_MANAGER_CHECKPOINT}), read
+ *                           instead of the PodResources API while that cannot be reached
+ * @param devicePluginBeside kgpu's device plugin runs too ({@code KGPU_KUBELET_APIS} lists both): then a node that can
+ *                           read neither the PodResources API nor the checkpoint is not ready
  */
 public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory, Path pluginsDirectory, Path procRoot,
-                          NvidiaCdiGenerator.Options cdi, Duration resyncPeriod, Path podResourcesSocket, Path mpsRoot) {
+                          NvidiaCdiGenerator.Options cdi, Duration resyncPeriod, Path podResourcesSocket, Path mpsRoot,
+                          Path deviceManagerCheckpoint, boolean devicePluginBeside) {
 
     public static final Path DEFAULT_CDI_ROOT = Path.of("/etc/cdi");
     public static final Path DEFAULT_REGISTRAR_DIRECTORY = Path.of("/var/lib/kubelet/plugins_registry");
@@ -66,9 +71,15 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
             ValueType.absolutePath(), "/var/lib/kubelet/pod-resources/kubelet.sock",
             "kgpu: the kubelet's PodResources socket, where the DRA driver reads which GPUs the device manager allocated");
 
+    /** kgpu: the kubelet's device-manager checkpoint, read while the PodResources API cannot be. */
+    static final Setting<String> DEVICE_MANAGER_CHECKPOINT = Setting.of(List.of(), List.of("KGPU_DEVICE_MANAGER_CHECKPOINT"),
+            ValueType.absolutePath(), "/var/lib/kubelet/device-plugins/" + KubeletDeviceCheckpoint.FILE_NAME,
+            "kgpu: the kubelet's device-manager checkpoint, where the DRA driver reads which GPUs the device manager"
+                    + " allocated while the PodResources socket cannot be reached");
+
     /** NVIDIA's DRA driver's settings, besides those it shares with the device plugin, and kgpu's own. */
     public static final List<Setting<?>> SETTINGS = List.of(NODE_NAME, CDI_ROOT, REGISTRAR_DIRECTORY, PLUGINS_DIRECTORY,
-            RESYNC_PERIOD, POD_RESOURCES_SOCKET);
+            RESYNC_PERIOD, POD_RESOURCES_SOCKET, DEVICE_MANAGER_CHECKPOINT);
 
     public DraSettings {
         Objects.requireNonNull(nodeName, "nodeName");
@@ -83,6 +94,7 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
         Objects.requireNonNull(resyncPeriod, "resyncPeriod");
         Objects.requireNonNull(podResourcesSocket, "podResourcesSocket");
         Objects.requireNonNull(mpsRoot, "mpsRoot");
+        Objects.requireNonNull(deviceManagerCheckpoint, "deviceManagerCheckpoint");
         if (resyncPeriod.isNegative() || resyncPeriod.isZero()) {
             throw new IllegalArgumentException("resyncPeriod was " + resyncPeriod + " but it must be positive");
         }
@@ -96,9 +108,10 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
      * @param wantedBy what asks for the driver, e.g. {@code KGPU_KUBELET_APIS lists dra}, for the line a missing node name
      *                 gets
      * @param mpsRoot  the MPS root in this container (the MPS settings' {@code KGPU_MPS_CONTAINER_ROOT})
+     * @param devicePluginBeside kgpu's device plugin runs too
      */
     public static Optional<DraSettings> of(DevicePluginConfig loaded, ConfigLoader.Resolved resolved, Path procRoot,
-                                           String wantedBy, Path mpsRoot) {
+                                           String wantedBy, Path mpsRoot, boolean devicePluginBeside) {
         String nodeName = resolved.get(NODE_NAME);
         if (nodeName.isEmpty()) {
             resolved.fail(NODE_NAME, "", "must name this node when " + wantedBy
@@ -107,7 +120,8 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
         }
         return Optional.of(new DraSettings(nodeName, Path.of(resolved.get(CDI_ROOT)), Path.of(resolved.get(REGISTRAR_DIRECTORY)),
                 Path.of(resolved.get(PLUGINS_DIRECTORY)), procRoot, loaded.cdiGenerator(procRoot),
-                resolved.get(RESYNC_PERIOD), Path.of(resolved.get(POD_RESOURCES_SOCKET)), mpsRoot));
+                resolved.get(RESYNC_PERIOD), Path.of(resolved.get(POD_RESOURCES_SOCKET)), mpsRoot,
+                Path.of(resolved.get(DEVICE_MANAGER_CHECKPOINT)), devicePluginBeside));
     }
 
     /** The driver's own folder, {@code <plugins>/gpu.nvidia.com}, shared with no other plugin. */

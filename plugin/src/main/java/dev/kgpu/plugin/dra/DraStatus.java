@@ -17,16 +17,42 @@ import java.util.Optional;
  * @param devices        the devices offered now (Healthy or not)
  * @param preparedClaims the claims prepared now
  * @param bootIdKnown    this boot's id could be read (else a checkpoint of an earlier boot cannot be told apart)
+ * @param allocationSource where the node's ledger last learnt what the kubelet's device manager allocated
+ * @param allocationSourceRequired kgpu's device plugin runs beside the driver: without a source the node cannot tell
+ *                       which GPUs it handed out, and is not ready
  * @param problems       what keeps it from serving everything it should, one line each
  */
 public record DraStatus(boolean serving, boolean registered, boolean slicesCurrent, Optional<Long> generation, int devices,
-                        int preparedClaims, boolean bootIdKnown, List<String> problems) implements FrontEndStatus {
+                        int preparedClaims, boolean bootIdKnown, AllocationSource allocationSource,
+                        boolean allocationSourceRequired, List<String> problems) implements FrontEndStatus {
 
     public static final DraStatus STARTING = new DraStatus(false, false, false, Optional.empty(), 0, 0,
-            true, List.of("the DRA driver has not started"));
+            true, AllocationSource.NONE, false, List.of("the DRA driver has not started"));
 
     public DraStatus {
+        java.util.Objects.requireNonNull(allocationSource, "allocationSource");
         problems = List.copyOf(problems);
+    }
+
+    /** Where the node learns what the kubelet's device manager allocated, as the health checks name it. */
+    public enum AllocationSource {
+        /** The kubelet's PodResources API {@code List}. */
+        POD_RESOURCES("podresources"),
+        /** The kubelet's device-manager checkpoint file, while PodResources cannot be reached. */
+        DEVICE_MANAGER_CHECKPOINT("device-manager checkpoint"),
+        /** Neither could be read (or not yet). */
+        NONE("none");
+
+        private final String label;
+
+        AllocationSource(String label) {
+            this.label = label;
+        }
+
+        /** The name the health checks show. */
+        public String label() {
+            return label;
+        }
     }
 
     @Override
@@ -40,10 +66,14 @@ public record DraStatus(boolean serving, boolean registered, boolean slicesCurre
         return serving;
     }
 
-    /** Readiness: served, registered with the kubelet, and the slices published. */
+    /**
+     * Readiness: served, registered with the kubelet, the slices published, and, beside kgpu's device plugin, what the
+     * kubelet's device manager allocated read from one of its two sources.
+     */
     @Override
     public boolean ready() {
-        return serving && registered && slicesCurrent;
+        return serving && registered && slicesCurrent
+                && (!allocationSourceRequired || allocationSource != AllocationSource.NONE);
     }
 
     @Override
@@ -54,6 +84,7 @@ public record DraStatus(boolean serving, boolean registered, boolean slicesCurre
         details.put("draSlicesPublished", slicesCurrent);
         details.put("draPreparedClaims", (long) preparedClaims);
         details.put("draBootId", bootIdKnown ? "known" : "unknown");
+        details.put("draKubeletAllocations", allocationSource.label());
         return details;
     }
 }

@@ -34,7 +34,10 @@ public interface AllocationLedger {
     /** A claim prepared before this start (the claim checkpoint): recorded as held since {@code since}, refused never. */
     void restoreClaim(ClaimRef claim, List<ClaimDevice> devices, Instant since);
 
-    /** What the kubelet's device manager reports it allocated (PodResources, or its checkpoint). */
+    /**
+     * What the kubelet's device manager reports it allocated (PodResources, or its checkpoint): the whole picture,
+     * replacing what an earlier report said, whichever source that came from.
+     */
     void observe(KubeletAllocations allocations);
 
     /** The holds now. */
@@ -165,11 +168,14 @@ public interface AllocationLedger {
             allocations = List.copyOf(allocations);
         }
 
-        /** A pod, as the kubelet names it. */
+        /**
+         * A pod, as the kubelet names it: by namespace and name (PodResources), or by UID only (the device-manager
+         * checkpoint), the other parts empty.
+         */
         public record Pod(String namespace, String name, String uid) {
             @Override
             public String toString() {
-                return namespace + "/" + name;
+                return name.isEmpty() ? "with UID " + uid : namespace + "/" + name;
             }
         }
 

@@ -19,6 +19,7 @@ import dev.kgpu.plugin.node.DeviceUnit;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.sim.apiserver.TestApiServer;
+import dev.kgpu.sim.kubelet.DeviceManagerCheckpoint;
 import dev.kgpu.sim.kubelet.PodAdmission;
 import dev.kgpu.sim.kubelet.PodSpec;
 import dev.kgpu.sim.kubelet.ResourceState;
@@ -453,6 +454,74 @@ class DraDriverIT {
         }
     }
 
+    @Test
+    void withoutPodResourcesTheKubeletsDeviceManagerCheckpointWithdrawsTheGpusItAllocatedAndReadinessSaysSo()
+            throws IOException {
+        // no PodResources server: its socket is not there, as when the kubelet's API is off or unreachable
+        try (LogLines log = new LogLines(DraDriver.class);
+             MockNvmlPlugin plugin = withDriverRoot(plugin("dgx-h100"), uncheckedRoot("dgx-h100")).start()) {
+            awaitDevices(names -> names.size() == 8, "8 GPUs published");
+            plugin.await("nvidia.com/gpu", r -> r.allocatable() == 8);
+            Path checkpoint = plugin.kubelet.checkpoint();
+            Await.until(() -> "device-manager checkpoint".equals(plugin.dra.status().details().get("draKubeletAllocations"))
+                    && plugin.dra.status().ready(), WAIT, "ready, fed by the checkpoint: " + plugin.dra.status());
+            assertThat(plugin.dra.status().problems()).anySatisfy(p -> assertThat(p).startsWith(
+                    "the kubelet's PodResources API cannot be read (the kubelet's PodResources socket "
+                            + dir.resolve("pod-resources/kubelet.sock") + " is not there): reading what its device manager"
+                            + " allocated from its checkpoint " + checkpoint));
+
+            PodAdmission admitted = plugin.kubelet.admit(PodSpec.of("cuda-demo", "nvidia.com/gpu", 1));
+            String uuid = ((PodAdmission.Admitted) admitted).allocation().deviceIds("nvidia.com/gpu").getFirst();
+            String name = gpuName(plugin, uuid);
+            String podUid = DeviceManagerCheckpoint.podUid("cuda-demo");
+            Await.until(() -> plugin.ledger.view().entries().stream().anyMatch(h -> h instanceof
+                    AllocationLedger.Hold.DevicePluginHold dp && dp.source() == AllocationLedger.Source.KUBELET_CHECKPOINT
+                    && dp.pod().map(AllocationLedger.KubeletAllocations.Pod::uid).equals(Optional.of(podUid))), WAIT,
+                    "the checkpoint's entry read: " + plugin.ledger.view().entries());
+            awaitDevices(names -> names.size() == 7 && !names.contains(name), name + " out of the slice");
+            ResourceClaim raced = createClaim("ml", "raced", name);
+            DraClaim racedRef = new DraClaim("ml", "raced", raced.getMetadata().getUid());
+            assertThat(plugin.draClient().prepare(List.of(racedRef)).get(racedRef.uid()).error()).hasValue(
+                    "requested device " + name + " (" + uuid + ") is in use through the device plugin: nvidia.com/gpu in"
+                            + " pod with UID " + podUid + " since " + holdSince(plugin, uuid));
+
+            plugin.kubelet.release("cuda-demo");
+            assertThat(deviceNames()).as("the kubelet keeps an ended pod in its checkpoint until it writes it again")
+                    .doesNotContain(name);
+            PodAdmission next = plugin.kubelet.admit(PodSpec.of("next", "nvidia.com/gpu", 1)); // the kubelet writes again
+            String nextName = gpuName(plugin, ((PodAdmission.Admitted) next).allocation().deviceIds("nvidia.com/gpu").getFirst());
+            Await.until(() -> checkpointPods(plugin).equals(List.of(DeviceManagerCheckpoint.podUid("next"))), WAIT,
+                    "the ended pod gone with the kubelet's next write: " + plugin.ledger.view().entries());
+            awaitDevices(names -> names.size() == 7 && !names.contains(nextName), "only " + nextName + " out");
+
+            Files.delete(checkpoint);
+            Await.until(() -> !plugin.dra.status().ready(), WAIT, "not ready without either source: " + plugin.dra.status());
+            assertThat(plugin.dra.status().details()).containsEntry("draKubeletAllocations", "none");
+            assertThat(plugin.node.status().ready()).isFalse();
+            assertThat(plugin.dra.status().problems()).anySatisfy(p -> assertThat(p).isEqualTo(
+                    "cannot read what the kubelet's device manager allocated: the kubelet's PodResources socket "
+                            + dir.resolve("pod-resources/kubelet.sock") + " is not there; the kubelet's device-manager"
+                            + " checkpoint " + checkpoint + " is not there; GPUs the device plugin hands out cannot be"
+                            + " withdrawn from DRA until one of them can be read"));
+            assertThat(deviceNames()).as("nothing is freed on missing data").doesNotContain(nextName);
+            assertThat(log.lines()).as("one line per change of source").filteredOn(l -> l.contains("device manager allocated"))
+                    .hasSize(2);
+        }
+    }
+
+    /** The pods (by UID) of the device plugin's holds the checkpoint reported. */
+    static List<String> checkpointPods(MockNvmlPlugin plugin) {
+        return plugin.ledger.view().entries().stream()
+                .filter(h -> h instanceof AllocationLedger.Hold.DevicePluginHold dp
+                        && dp.source() == AllocationLedger.Source.KUBELET_CHECKPOINT)
+                .map(h -> ((AllocationLedger.Hold.DevicePluginHold) h).pod().orElseThrow().uid()).toList();
+    }
+
+    static String gpuName(MockNvmlPlugin plugin, String uuid) {
+        return "gpu-" + java.util.stream.IntStream.range(0, 8).filter(i -> plugin.gpuUuid(i).equals(uuid))
+                .findFirst().orElseThrow();
+    }
+
     static String holdSince(MockNvmlPlugin plugin, String uuid) {
         return plugin.ledger.view().entries().stream().filter(h -> h.unit().uuid().equals(uuid)).findFirst()
                 .map(h -> h.since().toString()).orElse("?");
@@ -640,6 +709,8 @@ class DraDriverIT {
             Await.until(() -> plugin.dra.status().ready(), WAIT, "the DRA driver ready: " + plugin.dra.status());
 
             assertThat(plugin.node.status().ready()).isTrue();
+            assertThat(plugin.dra.status().details()).as("no device plugin here, so no checkpoint; ready all the same")
+                    .containsEntry("draKubeletAllocations", "none");
             assertThat(plugin.node.status().frontEnd(DevicePluginFrontEnd.NAME)).as("no device-plugin front-end").isEmpty();
             assertThat(plugin.node.status().problems()).isEmpty();
             assertThat(plugin.kubelet.registrations()).as("no device-plugin registration").isEmpty();

@@ -109,8 +109,9 @@ class LifecycleIT {
             assertThat(plugin.supervisor.stop(MockNvmlPlugin.WAIT)).isTrue();
 
             try (var sockets = Files.list(dir)) {
-                assertThat(sockets.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("kubelet.sock", "config.yaml")
-                        .as("only the kubelet's socket and the config file remain");
+                assertThat(sockets.map(p -> p.getFileName().toString()))
+                        .as("only the kubelet's socket and checkpoint, and the config file remain")
+                        .containsExactlyInAnyOrder("kubelet.sock", "kubelet_internal_checkpoint", "config.yaml");
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }

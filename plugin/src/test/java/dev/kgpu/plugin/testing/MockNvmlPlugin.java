@@ -20,6 +20,7 @@ import dev.kgpu.plugin.nvml.MigCapabilities;
 import dev.kgpu.plugin.nvml.NvmlDeviceSource;
 import dev.kgpu.plugin.settings.PluginSettings;
 import dev.kgpu.sim.apiserver.TestApiServer;
+import dev.kgpu.sim.kubelet.DeviceManagerCheckpoint;
 import dev.kgpu.sim.kubelet.KubeletSimulator;
 import dev.kgpu.sim.kubelet.ResourceState;
 import dev.kgpu.sim.pluginwatcher.DraPluginClient;
@@ -95,6 +96,9 @@ public final class MockNvmlPlugin implements AutoCloseable {
             env.putIfAbsent("CDI_ROOT", dir.resolve("cdi").toString());
             env.putIfAbsent("KUBELET_REGISTRAR_DIRECTORY_PATH", dir.resolve("plugins_registry").toString());
             env.putIfAbsent("KUBELET_PLUGINS_DIRECTORY_PATH", dir.resolve("plugins").toString());
+            // the kubelet simulator's, which it writes in its device-plugins folder as a kubelet does
+            env.putIfAbsent("KGPU_DEVICE_MANAGER_CHECKPOINT", dir.resolve(DeviceManagerCheckpoint.FILE_NAME).toString());
+            env.putIfAbsent("KGPU_POD_RESOURCES_SOCKET", dir.resolve("pod-resources/kubelet.sock").toString());
         }
         this.kubelet = builder.startKubelet ? KubeletSimulator.start(dir) : null;
         String[] args = builder.flags.toArray(String[]::new);

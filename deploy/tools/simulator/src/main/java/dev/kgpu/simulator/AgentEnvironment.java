@@ -1,5 +1,6 @@
 package dev.kgpu.simulator;
 
+import dev.kgpu.sim.kubelet.DeviceManagerCheckpoint;
 import dev.kgpu.simulator.agents.Agent;
 import dev.kgpu.simulator.agents.ValidatorMode;
 
@@ -73,6 +74,9 @@ public record AgentEnvironment(Path mockLibrary, String profile, String nodeName
                     env.put("KUBELET_PLUGINS_DIRECTORY_PATH", layout.kubeletPlugins().toString());
                     // what the device manager allocated, so the DRA driver never prepares a GPU the device plugin gave out
                     env.put("KGPU_POD_RESOURCES_SOCKET", layout.podResourcesSocket().toString());
+                    // and the device manager's checkpoint, read while PodResources cannot be
+                    env.put("KGPU_DEVICE_MANAGER_CHECKPOINT",
+                            layout.devicePlugins().resolve(DeviceManagerCheckpoint.FILE_NAME).toString());
                     putApiServer(env);
                 }
             }

@@ -71,6 +71,8 @@ import java.util.stream.Stream;
  *       per container and resource GetPreferredAllocation with one container request (when the plugin
  *       offers it), the reply intersected with the free healthy devices, then Allocate with one container
  *       request, whose response must hold at least one container response.</li>
+ *   <li>Writes the device manager's checkpoint ({@link DeviceManagerCheckpoint}, {@link #checkpoint()}) after each
+ *       admission and each device list, as the kubelet does; a released pod stays in it until the next write.</li>
  * </ul>
  *
  * <p>Listeners ({@link KubeletListener}) are called on one event thread, in order. Thread-safety: every
@@ -96,6 +98,8 @@ public final class KubeletSimulator implements AutoCloseable {
 
     private final Object lock = new Object();
     private final Object admissions = new Object();
+    /** Orders checkpoint writes; taken before {@link #lock}, never inside it. */
+    private final Object checkpointWrites = new Object();
     // guarded by lock
     private final Map<String, Resource> resources = new LinkedHashMap<>();
     private final Map<String, PodAllocation> pods = new LinkedHashMap<>();
@@ -265,6 +269,32 @@ public final class KubeletSimulator implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------
     // state
+
+    /** The device manager's checkpoint, {@code <directory>/kubelet_internal_checkpoint}, once written. */
+    public Path checkpoint() {
+        return directory.resolve(DeviceManagerCheckpoint.FILE_NAME);
+    }
+
+    /** The kubelet's writeCheckpoint: the pods admitted now and every resource's devices. Never under {@link #lock}. */
+    private void writeCheckpoint() {
+        synchronized (checkpointWrites) {
+            List<PodAllocation> admitted;
+            Map<String, List<DeviceState>> devices = new LinkedHashMap<>();
+            synchronized (lock) {
+                if (closed) {
+                    return;
+                }
+                admitted = List.copyOf(pods.values());
+                resources.values().forEach(r -> devices.put(r.name, r.devices));
+            }
+            try {
+                DeviceManagerCheckpoint.write(checkpoint(), admitted, devices);
+            } catch (UncheckedIOException e) {
+                // the kubelet logs the failure and goes on
+                System.getLogger(KubeletSimulator.class.getName()).log(System.Logger.Level.ERROR, e.getMessage(), e);
+            }
+        }
+    }
 
     /** Every resource the kubelet has heard of, in registration order. */
     public List<ResourceState> resources() {
@@ -480,6 +510,7 @@ public final class KubeletSimulator implements AutoCloseable {
                 state = resource.snapshot();
                 lock.notifyAll();
             }
+            writeCheckpoint();
             fire(l -> l.onDevicesChanged(state));
         }
 
@@ -576,6 +607,7 @@ public final class KubeletSimulator implements AutoCloseable {
             pods.put(pod.name(), allocation);
             lock.notifyAll();
         }
+        writeCheckpoint();
         return new PodAdmission.Admitted(pod.name(), allocation);
     }
 

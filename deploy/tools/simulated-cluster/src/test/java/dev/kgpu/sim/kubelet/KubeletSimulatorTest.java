@@ -1,5 +1,7 @@
 package dev.kgpu.sim.kubelet;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.grpc.StatusRuntimeException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,6 +63,39 @@ class KubeletSimulatorTest {
         ResourceState state = kubelet.awaitResource("example.com/widget", r -> r.capacity() == 2, WAIT);
         assertThat(state.allocatable()).isEqualTo(1);
         assertThat(state.unhealthyIds()).containsExactly("a");
+    }
+
+    @Test
+    void theDeviceManagerCheckpointListsEachAdmissionAndKeepsAReleasedPodUntilTheNextWrite() throws Exception {
+        plugin.register(kubelet.socket(), "v1beta1", "example.com/widget");
+        kubelet.awaitResource("example.com/widget", r -> r.capacity() == 3, WAIT);
+        kubelet.await(() -> Files.exists(kubelet.checkpoint()), WAIT, "the checkpoint, written after the device list");
+        assertThat(kubelet.checkpoint()).isEqualTo(dir.resolve("kubelet_internal_checkpoint"));
+        JsonNode none = checkpoint();
+        assertThat(none.at("/Data/PodDeviceEntries").isNull()).as("a nil slice, as Go writes it").isTrue();
+        assertThat(none.at("/Data/RegisteredDevices/example.com~1widget").toString()).isEqualTo("[\"a\",\"b\",\"c\"]");
+
+        PodAllocation one = ((PodAdmission.Admitted) kubelet.admit(PodSpec.of("one", "example.com/widget", 1))).allocation();
+
+        JsonNode entry = checkpoint().at("/Data/PodDeviceEntries/0");
+        assertThat(entry.get("PodUID").asText()).isEqualTo(DeviceManagerCheckpoint.podUid("one"));
+        assertThat(entry.get("ContainerName").asText()).isEqualTo(one.container().name());
+        assertThat(entry.get("ResourceName").asText()).isEqualTo("example.com/widget");
+        assertThat(entry.get("DeviceIDs").toString()).as("no topology: NUMA node -1")
+                .isEqualTo("{\"-1\":[\"" + one.deviceIds("example.com/widget").getFirst() + "\"]}");
+        assertThat(entry.get("AllocResp").isTextual()).isTrue();
+        assertThat(checkpoint().get("Checksum").asLong()).isZero();
+
+        kubelet.release("one");
+        assertThat(checkpoint().at("/Data/PodDeviceEntries").size()).as("kept until the kubelet writes again").isOne();
+
+        kubelet.admit(PodSpec.of("two", "example.com/widget", 1));
+        assertThat(checkpoint().at("/Data/PodDeviceEntries")).singleElement().satisfies(e -> assertThat(
+                e.get("PodUID").asText()).isEqualTo(DeviceManagerCheckpoint.podUid("two")));
+    }
+
+    JsonNode checkpoint() throws java.io.IOException {
+        return new ObjectMapper().readTree(Files.readString(kubelet.checkpoint()));
     }
 
     @Test
