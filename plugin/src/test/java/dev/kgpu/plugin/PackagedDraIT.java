@@ -178,7 +178,11 @@ class PackagedDraIT {
             }
             assertThat(spec(good.getMetadata().getUid())).doesNotExist();
             assertThat(checkpoint()).content().doesNotContain(good.getMetadata().getUid());
-            assertThat(plugin.output()).doesNotContain("Exception");
+
+            plugin.terminate();
+            PackagedAgent.Exit exit = plugin.awaitExit(WAIT);
+            assertThat(exit.status()).as(exit.output()).isEqualTo(PackagedAgent.STOPPED_BY_SIGTERM);
+            assertThat(exit.output()).doesNotContain("Exception");
         }
     }
 
