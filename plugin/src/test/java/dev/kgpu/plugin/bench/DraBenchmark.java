@@ -1,10 +1,8 @@
 package dev.kgpu.plugin.bench;
 
 import dev.kgpu.agent.testing.PackagedAgent;
-import dev.kgpu.nvml.Nvml;
 import dev.kgpu.nvml.NvmlOptions;
 import dev.kgpu.nvml.mock.MockNvml;
-import dev.kgpu.nvml.mock.SimulatedDriverRoot;
 import dev.kgpu.plugin.devices.DeviceSource;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.dra.DraNames;
@@ -15,6 +13,7 @@ import dev.kgpu.plugin.health.HealthPolicy;
 import dev.kgpu.plugin.nvml.MigCapabilities;
 import dev.kgpu.plugin.nvml.NvmlDeviceSource;
 import dev.kgpu.plugin.testing.Await;
+import dev.kgpu.plugin.testing.DraFixtures;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.sim.apiserver.TestApiServer;
 import dev.kgpu.sim.pluginwatcher.DraClaim;
@@ -37,7 +36,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -156,15 +154,10 @@ public final class DraBenchmark {
                         }
                     }
                 });
-                Map<String, String> env = Map.ofEntries(Map.entry("KGPU_KUBELET_APIS", "dra"), Map.entry("NODE_NAME", NODE),
-                        Map.entry("MOCK_NVML_PROFILE", "dgx-h100"), Map.entry("CDI_ROOT", work.resolve("cdi").toString()),
-                        Map.entry("KUBELET_REGISTRAR_DIRECTORY_PATH", work.resolve("plugins_registry").toString()),
-                        Map.entry("KUBELET_PLUGINS_DIRECTORY_PATH", work.resolve("plugins").toString()),
-                        Map.entry("KGPU_POD_RESOURCES_SOCKET", work.resolve("pod-resources/kubelet.sock").toString()),
-                        Map.entry("KUBERNETES_MASTER", api.url()), Map.entry("KUBERNETES_AUTH_TRYKUBECONFIG", "false"),
-                        Map.entry("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false"), Map.entry("QUARKUS_HTTP_PORT", "0"),
-                        Map.entry("JDK_JAVA_OPTIONS", AOT_CACHE.isBlank() ? ""
-                                : "-XX:AOTMode=on -XX:AOTCache=" + Path.of(AOT_CACHE).toAbsolutePath()));
+                Map<String, String> env = DraFixtures.packagedEnvironment(work, api, NODE, "dgx-h100");
+                if (!AOT_CACHE.isBlank()) {
+                    env.put("JDK_JAVA_OPTIONS", "-XX:AOTMode=on -XX:AOTCache=" + Path.of(AOT_CACHE).toAbsolutePath());
+                }
                 long start = System.nanoTime();
                 try (PackagedAgent plugin = PackagedAgent.start(work.resolve("out"), env)) {
                     Long at = registered.poll(60, TimeUnit.SECONDS);
@@ -243,11 +236,7 @@ public final class DraBenchmark {
 
     static void prepare(List<String> report) throws Exception {
         Path work = Files.createTempDirectory("kgpu-dra-bench");
-        Path root = work.resolve("driver-root");
-        MockNvml.load().useProfile("dgx-h100");
-        try (Nvml nvml = Nvml.open()) {
-            SimulatedDriverRoot.write(root, nvml.driverVersion(), SimulatedDriverRoot.gpusOf(nvml), Optional.of(nvml.libraryPath()));
-        }
+        Path root = DraFixtures.driverRoot(work.resolve("driver-root"), "dgx-h100");
         try (TestApiServer api = apiWithNode();
              MockNvmlPlugin plugin = MockNvmlPlugin.builder(work).profile("dgx-h100").dra(api, NODE)
                      .env("CONTAINER_DRIVER_ROOT", root.toString()).env("NVIDIA_DRIVER_ROOT", root.toString())

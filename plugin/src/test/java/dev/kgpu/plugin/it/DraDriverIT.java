@@ -17,6 +17,7 @@ import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.ClaimRef;
 import dev.kgpu.plugin.node.DeviceUnit;
 import dev.kgpu.plugin.testing.Await;
+import dev.kgpu.plugin.testing.DraFixtures;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.sim.apiserver.TestApiServer;
 import dev.kgpu.sim.kubelet.DeviceManagerCheckpoint;
@@ -32,8 +33,6 @@ import dev.kgpu.sim.pluginwatcher.PluginWatcher;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttributeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
@@ -53,6 +52,9 @@ import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
+import static dev.kgpu.plugin.testing.DraFixtures.number;
+import static dev.kgpu.plugin.testing.DraFixtures.text;
+import static dev.kgpu.plugin.testing.DraFixtures.version;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -102,18 +104,6 @@ class DraDriverIT {
 
     List<String> deviceNames() {
         return slices().stream().flatMap(s -> s.getSpec().getDevices().stream()).map(Device::getName).toList();
-    }
-
-    static DeviceAttribute text(String value) {
-        return new DeviceAttributeBuilder().withString(value).build();
-    }
-
-    static DeviceAttribute number(long value) {
-        return new DeviceAttributeBuilder().withInt(value).build();
-    }
-
-    static DeviceAttribute version(String value) {
-        return new DeviceAttributeBuilder().withVersion(value).build();
     }
 
     @Test
@@ -589,18 +579,7 @@ class DraDriverIT {
 
     /** {@link #createClaim} with a claim config {@code GpuConfig} time-slicing at {@code interval}. */
     ResourceClaim createClaim(String namespace, String name, String device, String interval) {
-        ResourceClaim claim = new ResourceClaimBuilder()
-                .withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
-                .withNewSpec().withNewDevices().addNewRequest().withName("gpu").withNewExactly()
-                .withDeviceClassName("gpu.nvidia.com").endExactly().endRequest().endDevices().endSpec()
-                .withNewStatus().withNewAllocation().withNewDevices().addNewResult().withRequest("gpu")
-                .withDriver(DraNames.DRIVER).withPool(NODE).withDevice(device).endResult()
-                .addNewConfig().withSource("FromClaim").withRequests("gpu").withNewOpaque().withDriver(DraNames.DRIVER)
-                .withParameters(Map.of("apiVersion", "resource.nvidia.com/v1beta1", "kind", "GpuConfig",
-                        "sharing", Map.of("strategy", "TimeSlicing", "timeSlicingConfig", Map.of("interval", interval))))
-                .endOpaque().endConfig().endDevices().endAllocation().endStatus()
-                .build();
-        return api.client().dynamicResourceAllocation().v1().resourceClaims().inNamespace(namespace).resource(claim).create();
+        return DraFixtures.createClaim(api, namespace, name, NODE, device, Optional.of(DraFixtures.timeSlicedGpu(interval)));
     }
 
     @Test
@@ -728,29 +707,14 @@ class DraDriverIT {
 
     /** A claim of one request {@code gpu}, allocated {@code device} of this node's pool, as the scheduler leaves it. */
     ResourceClaim createClaim(String namespace, String name, String device) {
-        ResourceClaim claim = new ResourceClaimBuilder()
-                .withNewMetadata().withNamespace(namespace).withName(name).endMetadata()
-                .withNewSpec().withNewDevices().addNewRequest().withName("gpu").withNewExactly()
-                .withDeviceClassName("gpu.nvidia.com").endExactly().endRequest().endDevices().endSpec()
-                .withNewStatus().withNewAllocation().withNewDevices().addNewResult().withRequest("gpu")
-                .withDriver(DraNames.DRIVER).withPool(NODE).withDevice(device).endResult().endDevices().endAllocation()
-                .endStatus()
-                .build();
-        ResourceClaim created = api.client().dynamicResourceAllocation().v1().resourceClaims().inNamespace(namespace)
-                .resource(claim).create();
+        ResourceClaim created = DraFixtures.createClaim(api, namespace, name, NODE, device, Optional.empty());
         assertThat(created.getStatus().getAllocation()).as("the test server keeps the status").isNotNull();
         return created;
     }
 
     /** A simulated driver root for {@code profile}, as the simulated node lays it out. */
     Path driverRoot(String profile) throws IOException {
-        Path root = dir.resolve("driver-root");
-        MockNvml mock = MockNvml.load();
-        mock.useProfile(profile);
-        try (Nvml nvml = Nvml.open()) {
-            SimulatedDriverRoot.write(root, nvml.driverVersion(), SimulatedDriverRoot.gpusOf(nvml), Optional.of(nvml.libraryPath()));
-        }
-        return root;
+        return DraFixtures.driverRoot(dir.resolve("driver-root"), profile);
     }
 
     Path uncheckedRoot(String profile) {
