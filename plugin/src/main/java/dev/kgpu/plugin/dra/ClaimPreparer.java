@@ -43,6 +43,9 @@ import java.util.function.Supplier;
  *       for admin access) or the device plugin handed out is refused, naming the holder;</li>
  *   <li>each whole GPU the claim asks to time-slice gets compute mode DEFAULT ({@link TimeSlicing}); one that cannot
  *       (an MPS daemon holds it, NVML refuses) refuses the claim and releases its reservation;</li>
+ *   <li>the GPUs the claim asks to share through MPS get the claim's MPS control daemon ({@link MpsSharing}), whose
+ *       CDI edits go into the claim's spec; one it cannot start refuses the claim and releases its reservation
+ *       (unpreparing stops it, and a start resumes the daemons of the checkpoint's claims: {@link #resumeMps});</li>
  *   <li>the claim's CDI spec is written and the claim checkpointed, both at once and both on disk before the answer
  *       ({@link #written}; when one fails, the other is undone and the reservation released), then the devices are
  *       returned with their CDI names.</li>

@@ -226,12 +226,6 @@ public final class MpsSharing {
         return Optional.empty();
     }
 
-    /** Whether claim {@code uid}'s daemon runs now (for tests and the status). */
-    public boolean running(String uid) {
-        MpsDaemon daemon = daemons.get(uid);
-        return daemon != null && daemon.running() && daemon.check().isEmpty();
-    }
-
     /**
      * Stops claim {@code uid}'s daemon, gives its GPUs their modes back and removes its folder; nothing when it has none
      * (found by its folder too, after a restart).

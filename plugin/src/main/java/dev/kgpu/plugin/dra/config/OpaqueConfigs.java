@@ -32,7 +32,9 @@ import java.util.Set;
  *   <li>validation: {@code unknown GPU sharing strategy: ..., supported GPU sharing strategies: TimeSlicing, MPS},
  *       {@code unknown time-slice interval: ..., supported time-slice intervals: Default, Short, Medium, Long},
  *       {@code cannot use MpsConfig with the 'TimeSlicing' strategy}, {@code cannot use TimeSlicingConfig with the 'MPS'
- *       strategy}, active thread percentage from 0 to 100; wrapped {@code error validating GPU config: ...}.</li>
+ *       strategy}, active thread percentage from 0 to 100 (kgpu: and not 0); wrapped
+ *       {@code error validating GPU config: ...}; {@code mpsConfig}'s memory limits must be Kubernetes quantities
+ *       ({@link MpsConfig}; their device keys are matched to the claim's devices when its daemon starts).</li>
  * </ul>
  * Pure: no I/O. Whether kgpu can apply what is asked is the preparer's decision.
  */
