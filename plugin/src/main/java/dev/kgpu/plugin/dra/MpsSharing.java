@@ -123,6 +123,13 @@ public final class MpsSharing {
             return new Result.Refused("sharing strategy MPS cannot be applied to MIG device " + mig.get().name() + " ("
                     + mig.get().uuid() + "): kgpu runs MPS control daemons for whole GPUs only");
         }
+        List<String> uuids = gpus.stream().map(DraDevice::uuid).toList();
+        Map<String, Long> limits;
+        try {
+            limits = config.pinnedMemoryMiB(uuids);
+        } catch (OpaqueConfigs.ConfigException e) {
+            return new Result.Refused("error validating GPU config: " + e.getMessage());
+        }
         if (off.isPresent()) {
             return new Result.Refused(refused + off.get());
         }
@@ -140,13 +147,6 @@ public final class MpsSharing {
         Optional<ControlProgram> control = program.get();
         if (control.isEmpty()) {
             return new Result.Refused(refused + programMissing);
-        }
-        List<String> uuids = gpus.stream().map(DraDevice::uuid).toList();
-        Map<String, Long> limits;
-        try {
-            limits = config.pinnedMemoryMiB(uuids);
-        } catch (OpaqueConfigs.ConfigException e) {
-            return new Result.Refused("error validating GPU config: " + e.getMessage());
         }
         List<MpsShare.GpuShare> shares = gpus.stream().map(d -> new MpsShare.GpuShare(((Gpu) d.device()).index(),
                 d.uuid(), 1, limits.getOrDefault(d.uuid(), 0L))).toList();
