@@ -240,12 +240,12 @@ public final class MpsSharing {
             }
             Optional<ControlProgram> control = program.get();
             if (control.isEmpty()) {
-                LOG.log(System.Logger.Level.WARNING, "the MPS control daemon of claim {0} cannot be told to quit: {1}",
-                        uid, programMissing);
-                MpsDaemon.deleteTree(paths.resource(name(uid)));
-                return;
+                LOG.log(System.Logger.Level.WARNING, "the MPS control daemon of claim {0} cannot be told to quit: {1};"
+                        + " giving its GPUs their compute modes back", uid, programMissing);
             }
-            daemon = daemon(share.get(), control.get());
+            // without the program, one that cannot run: the daemon is not reached, the modes are still given back
+            daemon = daemon(share.get(), control.orElseGet(() -> new ControlProgram(paths.root().resolve(".no-control-program"),
+                    ControlProgram.TIMEOUT)));
             daemon.adopt();
         }
         remove(daemon);

@@ -263,15 +263,15 @@ public final class MpsDaemon {
     }
 
     /**
-     * Takes over the daemon a run before this one started for the same share and left answering: its pid and the
-     * modes it noted are this one's from now on. False when none answers (nothing is taken over).
+     * Takes over what a run before this one left for the same share: the modes it noted (given back when this one
+     * stops) and, when its daemon still answers, the daemon with its pid. False when none answers.
      */
     public boolean adopt() {
+        originalModes.clear();
+        originalModes.putAll(readComputeModes());
         if (!answers()) {
             return false;
         }
-        originalModes.clear();
-        originalModes.putAll(readComputeModes());
         pid = DaemonProcess.read(pipe.resolve(MpsPaths.PID_FILE));
         launched = true;
         running = true;

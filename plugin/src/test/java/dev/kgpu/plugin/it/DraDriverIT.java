@@ -573,6 +573,7 @@ class DraDriverIT {
                     .isEqualTo("40.0");
             assertThat(ask(client, folder, "get_default_device_pinned_mem_limit 0")).isEqualTo("8192M");
             long again = Long.parseLong(Files.readString(folder.resolve("pipe/nvidia-cuda-mps-control.pid")).strip());
+            assertThat(nvml.deviceByUuid(gpu5).orElseThrow().computeMode()).contains(ComputeMode.EXCLUSIVE_PROCESS);
 
             assertThat(client2.unprepare(List.of(claim))).containsExactly(Map.entry(uid, Optional.empty()));
 
@@ -580,6 +581,35 @@ class DraDriverIT {
             assertThat(folder).as("its folders removed").doesNotExist();
             assertThat(nvml.deviceByUuid(gpu5).orElseThrow().computeMode()).as("given back").contains(ComputeMode.DEFAULT);
             assertThat(restarted.ledger.view().entries()).isEmpty();
+        }
+    }
+
+    @Test
+    void anMpsClaimWhoseDaemonCannotRunAgainAfterARestartStillGetsItsGpuModeBackWhenUnprepared() throws IOException {
+        Path root = driverRoot("dgx-h100");
+        Path mpsRoot = dir.resolve("mps");
+        ResourceClaim created = createClaim("ml", "orphan", "gpu-6", Map.of("strategy", "MPS"));
+        String uid = created.getMetadata().getUid();
+        DraClaim claim = new DraClaim("ml", "orphan", uid);
+        Path folder = mpsRoot.resolve("claims/" + uid);
+        try (MockNvmlPlugin plugin = withMps(withDriverRoot(plugin("dgx-h100"), root), mpsRoot).start()) {
+            assertThat(plugin.draClient().prepare(List.of(claim)).get(uid).error()).isEmpty();
+        }
+        long pid = Long.parseLong(Files.readString(folder.resolve("pipe/nvidia-cuda-mps-control.pid")).strip());
+        assertThat(ask(new ControlProgram(MockMpsDaemon.fake(), ControlProgram.TIMEOUT), folder, "quit")).isEmpty();
+        Await.until(() -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true), WAIT, "the daemon ended");
+
+        try (MockNvmlPlugin restarted = withMps(withDriverRoot(plugin("dgx-h100"), root), mpsRoot)
+                .env("KGPU_MPS_CONTROL", dir.resolve("no-such-program").toString()).start();
+             Nvml nvml = Nvml.open()) {
+            DraPluginClient client = restarted.draClient();
+            GpuDevice gpu = nvml.deviceByUuid(restarted.gpuUuid(6)).orElseThrow();
+            gpu.setComputeMode(ComputeMode.EXCLUSIVE_PROCESS); // as the daemon left it (the mock starts each run afresh)
+
+            assertThat(client.unprepare(List.of(claim))).containsExactly(Map.entry(uid, Optional.empty()));
+
+            assertThat(gpu.computeMode()).as("given back from .compute-modes").contains(ComputeMode.DEFAULT);
+            assertThat(folder).doesNotExist();
         }
     }
 
