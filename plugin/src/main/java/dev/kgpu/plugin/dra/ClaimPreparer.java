@@ -1,8 +1,10 @@
 package dev.kgpu.plugin.dra;
 
 import dev.kgpu.cdi.CdiException;
+import dev.kgpu.cdi.CdiSpec;
 import dev.kgpu.plugin.dra.config.ClaimConfig;
 import dev.kgpu.plugin.dra.config.DeviceSharing;
+import dev.kgpu.plugin.dra.config.MpsConfig;
 import dev.kgpu.plugin.dra.config.OpaqueConfigs;
 import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.ClaimRef;
@@ -41,6 +43,9 @@ import java.util.function.Supplier;
  *       for admin access) or the device plugin handed out is refused, naming the holder;</li>
  *   <li>each whole GPU the claim asks to time-slice gets compute mode DEFAULT ({@link TimeSlicing}); one that cannot
  *       (an MPS daemon holds it, NVML refuses) refuses the claim and releases its reservation;</li>
+ *   <li>the GPUs the claim asks to share through MPS get the claim's MPS control daemon ({@link MpsSharing}), whose
+ *       CDI edits go into the claim's spec; one it cannot start refuses the claim and releases its reservation
+ *       (unpreparing stops it, and a start resumes the daemons of the checkpoint's claims: {@link #resumeMps});</li>
  *   <li>the claim's CDI spec is written and the claim checkpointed, both at once and both on disk before the answer
  *       ({@link #written}; when one fails, the other is undone and the reservation released), then the devices are
  *       returned with their CDI names.</li>
@@ -63,6 +68,7 @@ public final class ClaimPreparer {
     private final Function<String, Optional<String>> health;
     private final AllocationLedger ledger;
     private final TimeSlicing timeSlicing;
+    private final MpsSharing mps;
     private final InstantSource clock;
     private final DraMetrics metrics;
 
@@ -73,11 +79,12 @@ public final class ClaimPreparer {
      * @param ledger  the node's record of who holds which GPU: a claim's devices are reserved before anything is written
      *                for it, and released when it is unprepared
      * @param timeSlicing gives the GPUs of a claim that asks for {@code TimeSlicing} the compute mode it needs
+     * @param mps     runs the MPS control daemon of each claim that asks for {@code MPS}
      * @param clock   when a reservation is made
      */
     public ClaimPreparer(String pool, ClaimSource claims, ClaimCheckpoint checkpoint, ClaimSpecs specs,
                          Supplier<NodeDevices> devices, Function<String, Optional<String>> health, AllocationLedger ledger,
-                         TimeSlicing timeSlicing, InstantSource clock, DraMetrics metrics) {
+                         TimeSlicing timeSlicing, MpsSharing mps, InstantSource clock, DraMetrics metrics) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.claims = Objects.requireNonNull(claims, "claims");
         this.checkpoint = Objects.requireNonNull(checkpoint, "checkpoint");
@@ -86,8 +93,32 @@ public final class ClaimPreparer {
         this.health = Objects.requireNonNull(health, "health");
         this.ledger = Objects.requireNonNull(ledger, "ledger");
         this.timeSlicing = Objects.requireNonNull(timeSlicing, "timeSlicing");
+        this.mps = Objects.requireNonNull(mps, "mps");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+    }
+
+    /** Without MPS for claims: a claim that asks for {@code MPS} is refused ({@link MpsSharing#unavailable}). */
+    public ClaimPreparer(String pool, ClaimSource claims, ClaimCheckpoint checkpoint, ClaimSpecs specs,
+                         Supplier<NodeDevices> devices, Function<String, Optional<String>> health, AllocationLedger ledger,
+                         TimeSlicing timeSlicing, InstantSource clock, DraMetrics metrics) {
+        this(pool, claims, checkpoint, specs, devices, health, ledger, timeSlicing, MpsSharing.unavailable(
+                java.nio.file.Path.of("/nonexistent"), "this driver runs no MPS control daemons"), clock, metrics);
+    }
+
+    /**
+     * After a start: the MPS control daemon of every claim the checkpoint holds that has one runs again (taken over, or
+     * started again); why one cannot, a line each (logged).
+     */
+    public synchronized List<String> resumeMps() {
+        List<String> problems = new ArrayList<>();
+        for (PreparedClaim claim : checkpoint.claims()) {
+            mps.resume(claim.claim().uid()).ifPresent(problem -> {
+                LOG.log(System.Logger.Level.ERROR, problem);
+                problems.add(problem);
+            });
+        }
+        return problems;
     }
 
     /**
@@ -249,7 +280,23 @@ public final class ClaimPreparer {
                 return new ClaimResult.Failed(refused.get());
             }
         }
-        return written(claim, node, chosen, new PreparedClaim(claim, prepared));
+        CdiSpec.ContainerEdits claimEdits = CdiSpec.ContainerEdits.EMPTY;
+        List<DraDevice> mpsShared = chosen.stream().filter(d -> strategy(sharing, d).filter("MPS"::equals).isPresent()).toList();
+        if (!mpsShared.isEmpty()) {
+            MpsConfig config = sharing.get(mpsShared.getFirst().name()).mps().orElse(MpsConfig.NONE);
+            switch (mps.start(claim, mpsShared, config)) {
+                case MpsSharing.Result.Refused refused -> {
+                    ledger.releaseClaim(claim.uid());
+                    return new ClaimResult.Failed(refused.reason());
+                }
+                case MpsSharing.Result.Started started -> claimEdits = started.edits();
+            }
+        }
+        return written(claim, node, chosen, new PreparedClaim(claim, prepared), claimEdits);
+    }
+
+    private static Optional<String> strategy(Map<String, DeviceSharing> sharing, DraDevice device) {
+        return sharing.getOrDefault(device.name(), DeviceSharing.DEFAULT).strategy();
     }
 
     /**
@@ -261,10 +308,11 @@ public final class ClaimPreparer {
      * two fails, the other is undone and the reservation released; an entry that cannot be undone keeps its
      * reservation, so that the ledger and the checkpoint still agree.
      */
-    private ClaimResult written(ClaimRef claim, NodeDevices node, List<DraDevice> chosen, PreparedClaim prepared) {
+    private ClaimResult written(ClaimRef claim, NodeDevices node, List<DraDevice> chosen, PreparedClaim prepared,
+                                CdiSpec.ContainerEdits claimEdits) {
         FutureTask<Optional<String>> spec = new FutureTask<>(() -> {
             try {
-                specs.write(claim.uid(), node, chosen);
+                specs.write(claim.uid(), node, chosen, claimEdits);
                 return Optional.empty();
             } catch (CdiException e) {
                 return Optional.of("could not write the claim's CDI spec in " + specs.directory() + ": " + e.getMessage());
@@ -294,6 +342,7 @@ public final class ClaimPreparer {
                 return new ClaimResult.Failed(specError.get());
             }
         }
+        mps.stop(claim.uid());
         ledger.releaseClaim(claim.uid());
         return new ClaimResult.Failed(specError.orElseGet(checkpointError::orElseThrow));
     }
@@ -363,15 +412,21 @@ public final class ClaimPreparer {
      * NVIDIA's driver does: {@link #sharing}) asks for what kgpu cannot apply. {@code TimeSlicing} with interval
      * {@code Default} is applied after the reservation ({@link TimeSlicing}: the GPU's compute mode made DEFAULT), and
      * {@code TimeSlicing} on a MIG device changes nothing (as in NVIDIA's driver); another interval needs
-     * {@code nvidia-smi compute-policy} (NVML has no setter), which kgpu does not run, and MPS needs a control daemon
-     * per claim, which kgpu does not run yet.
+     * {@code nvidia-smi compute-policy} (NVML has no setter), which kgpu does not run. {@code MPS} is applied after the
+     * reservation ({@link MpsSharing}: one control daemon per claim), so its devices must ask for one set of settings.
      */
     private static Optional<String> sharingProblem(Map<String, DeviceSharing> sharing) {
         for (Map.Entry<String, DeviceSharing> entry : sharing.entrySet()) {
             DeviceSharing asked = entry.getValue();
             if (asked.strategy().filter("MPS"::equals).isPresent()) {
-                return Optional.of("sharing strategy MPS cannot be applied to device " + entry.getKey()
-                        + ": kgpu has no MPS control daemon for claims yet");
+                Optional<Map.Entry<String, DeviceSharing>> other = sharing.entrySet().stream()
+                        .filter(e -> e.getValue().strategy().filter("MPS"::equals).isPresent())
+                        .filter(e -> !e.getValue().mps().equals(asked.mps())).findFirst();
+                if (other.isPresent()) {
+                    return Optional.of("devices " + entry.getKey() + " and " + other.get().getKey() + " of the claim ask for"
+                            + " different MPS settings; kgpu runs one MPS control daemon per claim, with one set of"
+                            + " settings (NVIDIA's driver runs one per config)");
+                }
             }
             Optional<String> interval = asked.interval().filter(i -> !i.equals("Default"));
             if (interval.isPresent()) {
@@ -419,7 +474,7 @@ public final class ClaimPreparer {
             chosen.add(now.get());
         }
         try {
-            specs.write(uid, node, chosen);
+            specs.write(uid, node, chosen, mps.edits(uid).orElse(CdiSpec.ContainerEdits.EMPTY));
         } catch (CdiException e) {
             return new ClaimResult.Failed("could not write the claim's CDI spec again in " + specs.directory() + ": " + e.getMessage());
         }
@@ -433,6 +488,7 @@ public final class ClaimPreparer {
         } catch (CdiException e) {
             return Optional.of(e.getMessage());
         }
+        mps.stop(claim.uid());
         try {
             if (!checkpoint.remove(claim.uid())) {
                 LOG.log(System.Logger.Level.DEBUG, "claim {0} was not prepared here; nothing to undo", claim);

@@ -50,6 +50,14 @@ public final class ClaimSpecs {
      * @throws CdiException when the driver's files cannot be found or the spec cannot be written
      */
     public Path write(String uid, NodeDevices node, List<DraDevice> devices) {
+        return write(uid, node, devices, CdiSpec.ContainerEdits.EMPTY);
+    }
+
+    /**
+     * {@link #write(String, NodeDevices, List)} with {@code claimEdits} added to the spec's common edits, e.g. an MPS
+     * claim's pipe folder ({@link MpsSharing}).
+     */
+    public Path write(String uid, NodeDevices node, List<DraDevice> devices, CdiSpec.ContainerEdits claimEdits) {
         Objects.requireNonNull(uid, "uid");
         CdiSpec generated = generated(node, devices);
         Map<String, String> names = new HashMap<>();
@@ -58,7 +66,7 @@ public final class ClaimSpecs {
                 .map(d -> new CdiSpec.Device(names.get(d.name()), d.annotations(), d.containerEdits()))
                 .toList();
         CdiSpec spec = new CdiSpec(generated.cdiVersion(), DraNames.CDI_KIND, generated.annotations(), renamed,
-                generated.containerEdits()).withMinimumVersion();
+                generated.containerEdits().append(claimEdits)).withMinimumVersion();
         return writer.writeTransient(spec, uid);
     }
 

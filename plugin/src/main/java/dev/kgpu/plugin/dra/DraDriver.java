@@ -229,7 +229,8 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
         restore(checkpoint.claims());
         preparer = new ClaimPreparer(settings.nodeName(), claims, checkpoint, new ClaimSpecs(settings.cdiRoot(), settings.cdi()),
                 () -> devices, uuid -> health.problem(uuid), node.ledger(),
-                new TimeSlicing(node::computeModes, mpsHolder), node::now, metrics);
+                new TimeSlicing(node::computeModes, mpsHolder), MpsSharing.of(settings, node::computeModes), node::now, metrics);
+        preparer.resumeMps();
         publisher = new SlicePublisher(slices, DraNames.DRIVER, settings.nodeName(), settings.resyncPeriod(), retries, metrics);
         podResourcesPoller = Thread.ofPlatform().name("dra-pod-resources").daemon(true).start(this::pollKubeletAllocations);
         serve();

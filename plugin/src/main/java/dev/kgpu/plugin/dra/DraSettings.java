@@ -6,6 +6,8 @@ import dev.kgpu.cdi.NvidiaCdiGenerator;
 import dev.kgpu.config.v1.ValueType;
 import dev.kgpu.plugin.config.DevicePluginConfig;
 
+import dev.kgpu.plugin.mps.MpsSettings;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -32,7 +34,11 @@ import java.util.Optional;
  *                           which GPUs the kubelet's device manager allocated
  * @param mpsRoot            the MPS root in this container ({@code KGPU_MPS_CONTAINER_ROOT}, default {@code /mps}), where
  *                           the driver sees which GPUs an MPS control daemon holds before it gives a time-sliced claim
- *                           its GPU
+ *                           its GPU, and where it runs the MPS control daemon of each claim that asks for {@code MPS}
+ * @param mpsHostRoot        the same folder on the host ({@code MPS_ROOT}, {@code --mps-root}, {@code flags.mpsRoot}),
+ *                           which an MPS claim's CDI mounts name; empty when unset (MPS claims are refused)
+ * @param mpsControl         the MPS control program ({@code KGPU_MPS_CONTROL}): a name looked up on {@code PATH}, or an
+ *                           absolute path
  * @param deviceManagerCheckpoint the kubelet's device-manager checkpoint ({@code KGPU_DEVICE_MANAGER_CHECKPOINT}), read
  *                           instead of the PodResources API while that cannot be reached
  * @param devicePluginBeside kgpu's device plugin runs too ({@code KGPU_KUBELET_APIS} lists both): then a node that can
@@ -40,7 +46,8 @@ import java.util.Optional;
  */
 public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory, Path pluginsDirectory, Path procRoot,
                           NvidiaCdiGenerator.Options cdi, Duration resyncPeriod, Path podResourcesSocket, Path mpsRoot,
-                          Path deviceManagerCheckpoint, boolean devicePluginBeside) {
+                          Optional<Path> mpsHostRoot, String mpsControl, Path deviceManagerCheckpoint,
+                          boolean devicePluginBeside) {
 
     public static final Path DEFAULT_CDI_ROOT = Path.of("/etc/cdi");
     public static final Path DEFAULT_REGISTRAR_DIRECTORY = Path.of("/var/lib/kubelet/plugins_registry");
@@ -94,6 +101,8 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
         Objects.requireNonNull(resyncPeriod, "resyncPeriod");
         Objects.requireNonNull(podResourcesSocket, "podResourcesSocket");
         Objects.requireNonNull(mpsRoot, "mpsRoot");
+        Objects.requireNonNull(mpsHostRoot, "mpsHostRoot");
+        Objects.requireNonNull(mpsControl, "mpsControl");
         Objects.requireNonNull(deviceManagerCheckpoint, "deviceManagerCheckpoint");
         if (resyncPeriod.isNegative() || resyncPeriod.isZero()) {
             throw new IllegalArgumentException("resyncPeriod was " + resyncPeriod + " but it must be positive");
@@ -107,11 +116,12 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
      * @param procRoot the node's {@code KGPU_PROC_ROOT}, where the boot id and the MIG capabilities are read
      * @param wantedBy what asks for the driver, e.g. {@code KGPU_KUBELET_APIS lists dra}, for the line a missing node name
      *                 gets
-     * @param mpsRoot  the MPS root in this container (the MPS settings' {@code KGPU_MPS_CONTAINER_ROOT})
+     * @param mps      the MPS settings: the MPS root in this container ({@code KGPU_MPS_CONTAINER_ROOT}) and the
+     *                 control program
      * @param devicePluginBeside kgpu's device plugin runs too
      */
     public static Optional<DraSettings> of(DevicePluginConfig loaded, ConfigLoader.Resolved resolved, Path procRoot,
-                                           String wantedBy, Path mpsRoot, boolean devicePluginBeside) {
+                                           String wantedBy, MpsSettings mps, boolean devicePluginBeside) {
         String nodeName = resolved.get(NODE_NAME);
         if (nodeName.isEmpty()) {
             resolved.fail(NODE_NAME, "", "must name this node when " + wantedBy
@@ -120,7 +130,8 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
         }
         return Optional.of(new DraSettings(nodeName, Path.of(resolved.get(CDI_ROOT)), Path.of(resolved.get(REGISTRAR_DIRECTORY)),
                 Path.of(resolved.get(PLUGINS_DIRECTORY)), procRoot, loaded.cdiGenerator(procRoot),
-                resolved.get(RESYNC_PERIOD), Path.of(resolved.get(POD_RESOURCES_SOCKET)), mpsRoot,
+                resolved.get(RESYNC_PERIOD), Path.of(resolved.get(POD_RESOURCES_SOCKET)), mps.root(),
+                loaded.config().flags().mpsRoot().filter(r -> !r.isBlank()).map(Path::of), mps.control(),
                 Path.of(resolved.get(DEVICE_MANAGER_CHECKPOINT)), devicePluginBeside));
     }
 

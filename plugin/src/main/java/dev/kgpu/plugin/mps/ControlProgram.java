@@ -74,21 +74,30 @@ public final class ControlProgram {
 
     /** {@code nvidia-cuda-mps-control -d}: starts the daemon of {@code pipe} and {@code log}. */
     public Result startDaemon(Path pipe, Path log) {
-        return run(List.of("-d"), pipe, log, Optional.empty());
+        return startDaemon(pipe, log, Map.of());
+    }
+
+    /**
+     * {@code nvidia-cuda-mps-control -d} with {@code environment} besides the two folders (a claim's daemon gets
+     * {@code CUDA_VISIBLE_DEVICES}, which its MPS servers inherit).
+     */
+    public Result startDaemon(Path pipe, Path log, Map<String, String> environment) {
+        return run(List.of("-d"), pipe, log, Optional.empty(), environment);
     }
 
     /** Sends {@code command} to the daemon of {@code pipe} as a client; its answer. */
     public Result send(Path pipe, Path log, String command) {
-        return run(List.of(), pipe, log, Optional.of(command));
+        return run(List.of(), pipe, log, Optional.of(command), Map.of());
     }
 
-    private Result run(List<String> arguments, Path pipe, Path log, Optional<String> input) {
+    private Result run(List<String> arguments, Path pipe, Path log, Optional<String> input, Map<String, String> extra) {
         List<String> command = new java.util.ArrayList<>();
         command.add(executable.toString());
         command.addAll(arguments);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         Map<String, String> env = builder.environment();
         env.clear();
+        env.putAll(extra);
         env.put("CUDA_MPS_PIPE_DIRECTORY", pipe.toString());
         env.put("CUDA_MPS_LOG_DIRECTORY", log.toString());
         if (input.isEmpty()) {

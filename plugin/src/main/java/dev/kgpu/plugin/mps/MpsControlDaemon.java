@@ -13,18 +13,14 @@ import dev.kgpu.plugin.node.UnservableException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * kgpu as NVIDIA's {@code mps-control-daemon} (k8s-device-plugin v0.17, {@code cmd/mps-control-daemon}): one MPS control
@@ -242,7 +238,7 @@ public final class MpsControlDaemon implements Supervisor.Handler<MpsDaemonSetti
             for (MpsShare share : shares) {
                 daemons.add(startDaemon(share, program, paths));
             }
-            write(paths.ready());
+            MpsDaemon.write(paths.ready());
         } catch (MpsStartException | DeviceSourceException e) {
             stopAll();
             if (e instanceof DeviceSourceException) {
@@ -299,7 +295,7 @@ public final class MpsControlDaemon implements Supervisor.Handler<MpsDaemonSetti
                 Files.createDirectories(paths.log(share.resource()));
             }
         } catch (IOException e) {
-            throw new MpsStartException("the MPS root " + paths.root() + " is not writable (" + describe(e)
+            throw new MpsStartException("the MPS root " + paths.root() + " is not writable (" + MpsDaemon.describe(e)
                     + "); the MPS control daemons need it read-write (MPS_ROOT on the host, mounted at "
                     + MpsSettings.DEFAULT_ROOT + ")");
         }
@@ -309,7 +305,7 @@ public final class MpsControlDaemon implements Supervisor.Handler<MpsDaemonSetti
         try {
             Files.deleteIfExists(paths.ready());
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "Failed to remove .ready file: {0}", describe(e));
+            LOG.log(System.Logger.Level.WARNING, "Failed to remove .ready file: {0}", MpsDaemon.describe(e));
         }
     }
 
@@ -336,16 +332,8 @@ public final class MpsControlDaemon implements Supervisor.Handler<MpsDaemonSetti
 
     private Daemon startDaemon(MpsShare share, ControlProgram program, MpsPaths paths) {
         Daemon daemon = new Daemon(share, paths, program);
-        try {
-            daemon.noteComputeModes();
-            daemon.stopLeftover();
-            daemon.setExclusive();
-            daemon.launch();
-            return daemon;
-        } catch (MpsStartException | DeviceSourceException e) {
-            daemon.stop();
-            throw e;
-        }
+        daemon.mps.start();
+        return daemon;
     }
 
     private void scheduleCheck() {
@@ -373,7 +361,7 @@ public final class MpsControlDaemon implements Supervisor.Handler<MpsDaemonSetti
 
     private void checkDaemons() {
         for (Daemon daemon : daemons) {
-            if (daemon.running) {
+            if (daemon.running()) {
                 daemon.check();
             }
         }
@@ -389,8 +377,8 @@ public final class MpsControlDaemon implements Supervisor.Handler<MpsDaemonSetti
         Map<String, Long> running = new LinkedHashMap<>();
         List<String> down = new ArrayList<>();
         for (Daemon daemon : daemons) {
-            if (daemon.running) {
-                running.put(daemon.share.resource(), daemon.pid.orElse(-1));
+            if (daemon.running()) {
+                running.put(daemon.share.resource(), daemon.mps.pid().orElse(-1));
             } else {
                 down.add("the MPS control daemon of " + daemon.share.resource() + " is not running");
             }
@@ -400,31 +388,11 @@ public final class MpsControlDaemon implements Supervisor.Handler<MpsDaemonSetti
         status = new Status(problem == null && !daemons.isEmpty() && down.isEmpty(), running, why);
     }
 
-    private static String describe(IOException e) {
-        String type = e.getClass().getSimpleName().replace("Exception", "");
-        return e.getMessage() == null ? type : type + ": " + e.getMessage();
-    }
-
-    private static void write(Path file) {
-        try {
-            Files.write(file, new byte[0]);
-        } catch (IOException e) {
-            throw new MpsStartException("could not write " + file + " (" + describe(e) + ")");
-        }
-    }
-
-    /** One resource's daemon: its GPUs' modes before MPS, its process, and its restarts. */
+    /** One resource's daemon ({@link MpsDaemon}) and its restarts. */
     private final class Daemon {
         final MpsShare share;
         final MpsPaths paths;
-        final Path pipe;
-        final Path log;
-        ControlProgram program;
-        /** Each GPU's compute mode before this daemon set it, by UUID, in index order. */
-        final Map<String, ComputeModes.Mode> originalModes = new LinkedHashMap<>();
-        OptionalLong pid = OptionalLong.empty();
-        boolean launched;
-        boolean running;
+        final MpsDaemon mps;
         final Backoff restarts = new Backoff(retries);
         Supervisor.Timer restart;
         final OncePerCause restartFailure;
@@ -432,125 +400,25 @@ public final class MpsControlDaemon implements Supervisor.Handler<MpsDaemonSetti
         Daemon(MpsShare share, MpsPaths paths, ControlProgram program) {
             this.share = share;
             this.paths = paths;
-            this.pipe = paths.pipe(share.resource());
-            this.log = paths.log(share.resource());
-            this.program = program;
+            this.mps = new MpsDaemon(share, paths, program, MpsControlDaemon.this::computeModes, Map.of());
             this.restartFailure = new OncePerCause(LOG, "the MPS control daemon of " + share.resource() + " runs again");
         }
 
+        boolean running() {
+            return mps.running();
+        }
+
         String describe() {
-            MpsShare.GpuShare first = share.gpus().getFirst();
-            return share.resource() + " (pid " + (pid.isPresent() ? Long.toString(pid.getAsLong()) : "unknown") + "; "
-                    + share.gpus().size() + " GPUs, " + first.replicas() + " replicas each: active thread percentage "
-                    + share.threadPercentage() + ", pinned memory " + first.pinnedMemoryMiB() + "M)";
-        }
-
-        /**
-         * Notes each GPU's compute mode before MPS: from {@code .compute-modes} when an earlier run left it (it ended
-         * without giving them back), else as NVML reports it now. A GPU in {@code PROHIBITED} mode lets no process
-         * use it, so MPS cannot share it.
-         */
-        void noteComputeModes() {
-            Map<String, ComputeModes.Mode> left = readComputeModes();
-            ComputeModes modes = computeModes();
-            for (MpsShare.GpuShare gpu : share.gpus()) {
-                ComputeModes.Mode mode = left.get(gpu.uuid());
-                if (mode == null) {
-                    try {
-                        mode = modes.get(gpu.uuid());
-                    } catch (DeviceSourceException e) {
-                        throw new MpsStartException("MPS cannot share GPU " + gpu.index() + " (" + gpu.uuid() + ") of "
-                                + share.resource() + ": its compute mode cannot be read (" + e.getMessage() + ")");
-                    }
-                }
-                if (mode == ComputeModes.Mode.PROHIBITED) {
-                    throw new MpsStartException("GPU " + gpu.index() + " (" + gpu.uuid() + ") of " + share.resource()
-                            + " has compute mode PROHIBITED, which lets no process use it, so MPS cannot share it;"
-                            + " give it DEFAULT (nvidia-smi -i " + gpu.index() + " -c DEFAULT)");
-                }
-                originalModes.put(gpu.uuid(), mode);
-            }
-            if (left.isEmpty()) {
-                writeComputeModes();
-            }
-        }
-
-        /** A daemon an earlier run left answering on this pipe folder is stopped, so that this one can start. */
-        void stopLeftover() {
-            OptionalLong leftover = DaemonProcess.read(pipe.resolve(MpsPaths.PID_FILE));
-            boolean answering = Files.exists(pipe.resolve(MpsPaths.CONTROL_SOCKET))
-                    && program.send(pipe, log, HEALTH_COMMAND).succeeded();
-            if (answering) {
-                program.send(pipe, log, "quit");
-            }
-            if (leftover.isPresent() && DaemonProcess.running(leftover.getAsLong())
-                    && !DaemonProcess.awaitEnd(leftover.getAsLong(), STOP_WAIT)) {
-                DaemonProcess.kill(leftover.getAsLong(), STOP_WAIT);
-            }
-            if (answering) {
-                LOG.log(System.Logger.Level.INFO, "stopped the MPS control daemon an earlier run left on {0}{1}", pipe,
-                        leftover.isPresent() ? " (pid " + leftover.getAsLong() + ")" : "");
-            }
-        }
-
-        void setExclusive() {
-            ComputeModes modes = computeModes();
-            for (MpsShare.GpuShare gpu : share.gpus()) {
-                if (originalModes.get(gpu.uuid()) == ComputeModes.Mode.EXCLUSIVE_PROCESS) {
-                    continue;
-                }
-                try {
-                    modes.set(gpu.uuid(), ComputeModes.Mode.EXCLUSIVE_PROCESS);
-                } catch (DeviceSourceException e) {
-                    throw new MpsStartException("could not set GPU " + gpu.index() + " (" + gpu.uuid() + ") of "
-                            + share.resource() + " to compute mode EXCLUSIVE_PROCESS for MPS: " + e.getMessage());
-                }
-            }
-        }
-
-        /** {@code -d}, the limits, {@code .started}. */
-        void launch() {
-            ControlProgram.Result started = program.startDaemon(pipe, log);
-            launched = true;
-            if (!started.succeeded()) {
-                throw new MpsStartException(program + " -d for " + share.resource() + " (CUDA_MPS_PIPE_DIRECTORY=" + pipe
-                        + ") failed: " + started.describe());
-            }
-            pid = DaemonProcess.read(pipe.resolve(MpsPaths.PID_FILE));
-            for (MpsShare.GpuShare gpu : share.gpus()) {
-                if (gpu.pinnedMemoryMiB() > 0) {
-                    send(gpu.pinnedMemoryCommand());
-                }
-            }
-            send(share.threadPercentageCommand());
-            write(paths.started(share.resource()));
-            running = true;
-        }
-
-        private void send(String command) {
-            ControlProgram.Result answer = program.send(pipe, log, command);
-            if (!answer.succeeded()) {
-                throw new MpsStartException("the MPS control daemon of " + share.resource() + " did not take '" + command
-                        + "': " + answer.describe());
-            }
+            return mps.describe();
         }
 
         /** Still running and answering? If not: logged once, started again with backoff. */
         void check() {
-            Optional<String> dead = pid.isPresent() && !DaemonProcess.running(pid.getAsLong())
-                    ? Optional.of("its process " + pid.getAsLong() + " ended") : Optional.empty();
-            if (dead.isEmpty()) {
-                ControlProgram.Result answer = program.send(pipe, log, HEALTH_COMMAND);
-                if (!answer.succeeded()) {
-                    dead = Optional.of(HEALTH_COMMAND + " got " + answer.describe());
-                }
-            }
+            Optional<String> dead = mps.check();
             if (dead.isEmpty()) {
                 return;
             }
-            running = false;
             removeReady(paths); // the node's daemons are not all there: the plugins withdraw this resource
-            delete(paths.started(share.resource()));
             LOG.log(System.Logger.Level.WARNING, "the MPS control daemon of {0} stopped ({1}); starting it again with backoff",
                     share.resource(), dead.get());
             scheduleRestart();
@@ -566,19 +434,11 @@ public final class MpsControlDaemon implements Supervisor.Handler<MpsDaemonSetti
 
         void restartNow() {
             try {
-                program = program();
-                if (pid.isPresent() && DaemonProcess.running(pid.getAsLong())) {
-                    DaemonProcess.kill(pid.getAsLong(), STOP_WAIT);
-                }
-                pid = OptionalLong.empty();
-                stopLeftover();
-                setExclusive();
-                launch();
-                if (daemons.stream().allMatch(d -> d.running)) {
-                    write(paths.ready());
+                mps.restart(program());
+                if (daemons.stream().allMatch(Daemon::running)) {
+                    MpsDaemon.write(paths.ready());
                 }
             } catch (MpsStartException | DeviceSourceException e) {
-                quit();
                 restartFailure.occurred(System.Logger.Level.ERROR, e.getMessage(),
                         "the MPS control daemon of {0} cannot start again: {1} (retrying with backoff)",
                         share.resource(), e.getMessage());
@@ -588,122 +448,15 @@ public final class MpsControlDaemon implements Supervisor.Handler<MpsDaemonSetti
             restarts.reset();
             if (!restartFailure.cleared()) {
                 LOG.log(System.Logger.Level.INFO, "the MPS control daemon of {0} runs again (pid {1})", share.resource(),
-                        pid.isPresent() ? Long.toString(pid.getAsLong()) : "unknown");
+                        mps.pid().isPresent() ? Long.toString(mps.pid().getAsLong()) : "unknown");
             }
-        }
-
-        /** Ends the daemon: {@code quit}, then SIGKILL if it has not ended in time; whether one had been started. */
-        boolean quit() {
-            boolean had = launched;
-            if (launched) {
-                program.send(pipe, log, "quit");
-                launched = false;
-            }
-            if (pid.isPresent() && DaemonProcess.running(pid.getAsLong())
-                    && !DaemonProcess.awaitEnd(pid.getAsLong(), STOP_WAIT)) {
-                LOG.log(System.Logger.Level.WARNING, "the MPS control daemon of {0} (pid {1}) did not end after quit;"
-                        + " killing it", share.resource(), Long.toString(pid.getAsLong()));
-                DaemonProcess.kill(pid.getAsLong(), STOP_WAIT);
-            }
-            running = false;
-            return had;
         }
 
         /** Stops it as NVIDIA does, and gives each GPU its mode back. */
         void stop() {
             cancel(restart);
             restart = null;
-            if (quit()) {
-                LOG.log(System.Logger.Level.INFO, "Stopped MPS control daemon of {0}", share.resource());
-            }
-            boolean restored = restoreComputeModes();
-            if (restored) {
-                delete(paths.computeModes(share.resource()));
-            }
-            delete(paths.started(share.resource()));
-            deleteTree(log);
-        }
-
-        private boolean restoreComputeModes() {
-            if (originalModes.isEmpty()) {
-                return true;
-            }
-            boolean all = true;
-            ComputeModes modes;
-            try {
-                modes = computeModes();
-            } catch (DeviceSourceException e) {
-                LOG.log(System.Logger.Level.ERROR, "could not give the GPUs of {0} back their compute modes {1}: {2}",
-                        share.resource(), originalModes, e.getMessage());
-                return false;
-            }
-            for (Map.Entry<String, ComputeModes.Mode> entry : originalModes.entrySet()) {
-                try {
-                    modes.set(entry.getKey(), entry.getValue());
-                } catch (DeviceSourceException e) {
-                    all = false;
-                    LOG.log(System.Logger.Level.ERROR, "could not give {0} back its compute mode {1}: {2}", entry.getKey(),
-                            entry.getValue(), e.getMessage());
-                }
-            }
-            return all;
-        }
-
-        private Map<String, ComputeModes.Mode> readComputeModes() {
-            Path file = paths.computeModes(share.resource());
-            Map<String, ComputeModes.Mode> modes = new LinkedHashMap<>();
-            if (!Files.exists(file)) {
-                return modes;
-            }
-            try {
-                for (String line : Files.readAllLines(file)) {
-                    String[] words = line.strip().split("\\s+");
-                    if (words.length == 2) {
-                        modes.put(words[0], ComputeModes.Mode.valueOf(words[1]));
-                    }
-                }
-            } catch (IOException | IllegalArgumentException e) {
-                LOG.log(System.Logger.Level.WARNING, "{0} cannot be read ({1}); taking the compute modes as they are",
-                        file, e.getMessage());
-                return new LinkedHashMap<>();
-            }
-            LOG.log(System.Logger.Level.INFO, "{0} was left by a run that did not stop: taking its compute modes {1} as"
-                    + " the GPUs'' own", file, modes);
-            return modes;
-        }
-
-        private void writeComputeModes() {
-            Path file = paths.computeModes(share.resource());
-            String text = originalModes.entrySet().stream().map(e -> e.getKey() + " " + e.getValue() + "\n")
-                    .collect(Collectors.joining());
-            try {
-                Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
-                Files.writeString(temporary, text);
-                Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (IOException e) {
-                throw new MpsStartException("could not write " + file + " (" + MpsControlDaemon.describe(e) + ")");
-            }
-        }
-    }
-
-    private static void delete(Path file) {
-        try {
-            Files.deleteIfExists(file);
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "could not remove {0}: {1}", file, describe(e));
-        }
-    }
-
-    private static void deleteTree(Path folder) {
-        if (!Files.exists(folder)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(folder)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "could not remove {0}: {1}", folder, describe(e));
+            mps.stop();
         }
     }
 }

@@ -13,7 +13,8 @@ import java.util.stream.Stream;
  * resource, named by the resource ({@code nvidia.com/gpu} gives {@code <root>/nvidia.com/gpu}), holding the daemon's
  * {@code pipe} and {@code log} folders and its {@code .started} file; {@code .ready} for the whole node once every
  * daemon started; {@code shm}, the shared memory the clients get as {@code /dev/shm}. NVIDIA's plugin and kgpu's read
- * the same files, so either daemon serves either plugin. Immutable; {@link #resourceHolding} reads the folder.
+ * the same files, so either daemon serves either plugin. The DRA driver's daemon of a claim lives in
+ * {@code <root>/claims/<claim UID>}, laid out the same way. Immutable; {@link #resourceHolding} reads the folder.
  *
  * @param root the MPS root as this process sees it
  */

@@ -22,7 +22,7 @@ import java.util.Objects;
  *
  * @param resource         e.g. {@code nvidia.com/gpu} or {@code nvidia.com/gpu.shared}
  * @param gpus             the GPUs shared, by NVML index
- * @param threadPercentage {@code set_default_active_thread_percentage}
+ * @param threadPercentage {@code set_default_active_thread_percentage}; 0: not set (MPS's own default, 100)
  */
 public record MpsShare(String resource, List<GpuShare> gpus, int threadPercentage) {
 
@@ -54,7 +54,12 @@ public record MpsShare(String resource, List<GpuShare> gpus, int threadPercentag
 
         /** The daemon's command that pins this GPU's memory, e.g. {@code set_default_device_pinned_mem_limit 0 8192M}. */
         public String pinnedMemoryCommand() {
-            return "set_default_device_pinned_mem_limit " + index + " " + pinnedMemoryMiB + "M";
+            return pinnedMemoryCommand(index);
+        }
+
+        /** The same for the GPU named {@code device} (its place in the daemon's {@code CUDA_VISIBLE_DEVICES}). */
+        public String pinnedMemoryCommand(int device) {
+            return "set_default_device_pinned_mem_limit " + device + " " + pinnedMemoryMiB + "M";
         }
     }
 

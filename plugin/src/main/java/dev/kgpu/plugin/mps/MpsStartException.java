@@ -5,9 +5,9 @@ package dev.kgpu.plugin.mps;
  * GPU whose compute mode forbids MPS or cannot be set, the daemon refusing to start); what was started is stopped
  * again and the start is retried with backoff. The message says why in one line, naming the thing and its value.
  */
-final class MpsStartException extends RuntimeException {
+public final class MpsStartException extends RuntimeException {
 
-    MpsStartException(String message) {
+    public MpsStartException(String message) {
         super(message);
     }
 }

@@ -86,7 +86,7 @@ public record PluginSettings(NodeSettings node, Optional<DevicePluginSettings> d
                 ? Optional.of(DevicePluginSettings.of(loaded, resolved, node.procRoot())) : Optional.empty();
         Optional<DraSettings> dra = apis.contains(KubeletApi.DRA)
                 ? DraSettings.of(loaded, resolved, node.procRoot(), resolved.property(KUBELET_APIS) + " lists dra",
-                        MpsSettings.containerRoot(resolved), devicePlugin.isPresent())
+                        MpsSettings.of(resolved), devicePlugin.isPresent())
                 : Optional.empty();
         return new PluginSettings(node, devicePlugin, dra, loaded.toJson(), loaded.warnings());
     }

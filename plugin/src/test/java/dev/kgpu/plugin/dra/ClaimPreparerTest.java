@@ -421,8 +421,8 @@ class ClaimPreparerTest {
         assertThat(results.get("uid-default")).isInstanceOf(ClaimResult.Prepared.class);
         assertThat(results.get("uid-long")).isEqualTo(new ClaimResult.Failed("time-slice interval Long cannot be applied to"
                 + " device gpu-1: NVML has no setter for it and kgpu does not run nvidia-smi; only interval Default can be applied"));
-        assertThat(results.get("uid-mps")).isEqualTo(new ClaimResult.Failed("sharing strategy MPS cannot be applied to device"
-                + " gpu-1: kgpu has no MPS control daemon for claims yet"));
+        assertThat(results.get("uid-mps")).isInstanceOfSatisfying(ClaimResult.Failed.class, failed -> assertThat(failed.error())
+                .startsWith("sharing strategy MPS cannot be applied to gpu-1 (").endsWith("): this driver runs no MPS control daemons"));
         assertThat(results.get("uid-bad")).isEqualTo(new ClaimResult.Failed("error validating GPU config: unknown GPU sharing"
                 + " strategy: Spatial, supported GPU sharing strategies: TimeSlicing, MPS"));
         assertThat(ledger.view().entries()).as("only the prepared claim holds a GPU").hasSize(1);

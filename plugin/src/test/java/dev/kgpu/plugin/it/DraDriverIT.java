@@ -16,8 +16,10 @@ import dev.kgpu.plugin.dra.DraNames;
 import dev.kgpu.plugin.node.AllocationLedger;
 import dev.kgpu.plugin.node.ClaimRef;
 import dev.kgpu.plugin.node.DeviceUnit;
+import dev.kgpu.plugin.mps.ControlProgram;
 import dev.kgpu.plugin.testing.Await;
 import dev.kgpu.plugin.testing.DraFixtures;
+import dev.kgpu.plugin.testing.MockMpsDaemon;
 import dev.kgpu.plugin.testing.MockNvmlPlugin;
 import dev.kgpu.sim.apiserver.TestApiServer;
 import dev.kgpu.sim.kubelet.DeviceManagerCheckpoint;
@@ -577,9 +579,145 @@ class DraDriverIT {
         }
     }
 
+    @Test
+    void anMpsClaimGetsAControlDaemonForItsGpuUntilUnpreparedAndARestartedDriverServesItAgain() throws IOException {
+        Path root = driverRoot("dgx-h100");
+        Path mpsRoot = dir.resolve("mps");
+        ResourceClaim created = createClaim("ml", "mps", "gpu-5", Map.of("strategy", "MPS", "mpsConfig",
+                Map.of("defaultActiveThreadPercentage", 40, "defaultPinnedDeviceMemoryLimit", "8Gi")));
+        String uid = created.getMetadata().getUid();
+        DraClaim claim = new DraClaim("ml", "mps", uid);
+        Path folder = mpsRoot.resolve("claims/" + uid);
+        ControlProgram client = new ControlProgram(MockMpsDaemon.fake(), ControlProgram.TIMEOUT);
+        DraClaimResult first;
+        long pid;
+        String gpu5;
+        try (MockNvmlPlugin plugin = withMps(withDriverRoot(plugin("dgx-h100"), root), mpsRoot).start();
+             Nvml nvml = Nvml.open()) {
+            gpu5 = plugin.gpuUuid(5);
+            GpuDevice gpu = nvml.deviceByUuid(gpu5).orElseThrow();
+            assertThat(gpu.computeMode()).contains(ComputeMode.DEFAULT);
+
+            first = plugin.draClient().prepare(List.of(claim)).get(uid);
+
+            assertThat(first.error()).isEmpty();
+            CdiSpec.ContainerEdits edits = CdiRegistry.load(List.of(dir.resolve("cdi"))).resolve(first.cdiDeviceIds());
+            assertThat(edits.env()).contains("CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps");
+            assertThat(edits.mounts()).extracting(m -> m.hostPath() + " -> " + m.containerPath()).contains(
+                    folder.resolve("pipe") + " -> /tmp/nvidia-mps", folder.resolve("shm") + " -> /dev/shm");
+            assertThat(gpu.computeMode()).as("MPS needs it").contains(ComputeMode.EXCLUSIVE_PROCESS);
+            assertThat(ask(client, folder, "get_default_active_thread_percentage")).isEqualTo("40.0");
+            assertThat(ask(client, folder, "get_default_device_pinned_mem_limit 0")).as("its one GPU").isEqualTo("8192M");
+            pid = Long.parseLong(Files.readString(folder.resolve("pipe/nvidia-cuda-mps-control.pid")).strip());
+            assertThat(Files.readString(Path.of("/proc/" + pid + "/environ")).split("\0"))
+                    .as("the daemon serves the claim's GPU only").contains("CUDA_VISIBLE_DEVICES=" + gpu5);
+        }
+        assertThat(ProcessHandle.of(pid)).as("the daemon outlives the driver, as NVIDIA's Deployment does")
+                .hasValueSatisfying(p -> assertThat(p.isAlive()).isTrue());
+
+        try (MockNvmlPlugin restarted = withMps(withDriverRoot(plugin("dgx-h100"), root), mpsRoot).start()) {
+            DraPluginClient client2 = restarted.draClient();
+            assertThat(client2.prepare(List.of(claim)).get(uid)).as("from the checkpoint").isEqualTo(first);
+            assertThat(Files.readString(folder.resolve("pipe/nvidia-cuda-mps-control.pid")).strip())
+                    .as("taken over, not started again").isEqualTo(Long.toString(pid));
+        }
+
+        // the daemon ends while no driver runs (the plugin's container restarted): the next driver starts it again
+        assertThat(ask(client, folder, "quit")).isEmpty();
+        Await.until(() -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true), WAIT, "the daemon ended");
+        try (MockNvmlPlugin restarted = withMps(withDriverRoot(plugin("dgx-h100"), root), mpsRoot).start();
+             Nvml nvml = Nvml.open()) {
+            DraPluginClient client2 = restarted.draClient(); // registered: the checkpoint was opened, the daemon resumed
+            assertThat(ask(client, folder, "get_default_active_thread_percentage")).as("started again with the claim's settings")
+                    .isEqualTo("40.0");
+            assertThat(ask(client, folder, "get_default_device_pinned_mem_limit 0")).isEqualTo("8192M");
+            long again = Long.parseLong(Files.readString(folder.resolve("pipe/nvidia-cuda-mps-control.pid")).strip());
+            assertThat(nvml.deviceByUuid(gpu5).orElseThrow().computeMode()).contains(ComputeMode.EXCLUSIVE_PROCESS);
+
+            assertThat(client2.unprepare(List.of(claim))).containsExactly(Map.entry(uid, Optional.empty()));
+
+            Await.until(() -> ProcessHandle.of(again).map(p -> !p.isAlive()).orElse(true), WAIT, "the daemon stopped");
+            assertThat(folder).as("its folders removed").doesNotExist();
+            assertThat(nvml.deviceByUuid(gpu5).orElseThrow().computeMode()).as("given back").contains(ComputeMode.DEFAULT);
+            assertThat(restarted.ledger.view().entries()).isEmpty();
+        }
+    }
+
+    @Test
+    void anMpsClaimWhoseDaemonCannotRunAgainAfterARestartStillGetsItsGpuModeBackWhenUnprepared() throws IOException {
+        Path root = driverRoot("dgx-h100");
+        Path mpsRoot = dir.resolve("mps");
+        ResourceClaim created = createClaim("ml", "orphan", "gpu-6", Map.of("strategy", "MPS"));
+        String uid = created.getMetadata().getUid();
+        DraClaim claim = new DraClaim("ml", "orphan", uid);
+        Path folder = mpsRoot.resolve("claims/" + uid);
+        try (MockNvmlPlugin plugin = withMps(withDriverRoot(plugin("dgx-h100"), root), mpsRoot).start()) {
+            assertThat(plugin.draClient().prepare(List.of(claim)).get(uid).error()).isEmpty();
+        }
+        long pid = Long.parseLong(Files.readString(folder.resolve("pipe/nvidia-cuda-mps-control.pid")).strip());
+        assertThat(ask(new ControlProgram(MockMpsDaemon.fake(), ControlProgram.TIMEOUT), folder, "quit")).isEmpty();
+        Await.until(() -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true), WAIT, "the daemon ended");
+
+        try (MockNvmlPlugin restarted = withMps(withDriverRoot(plugin("dgx-h100"), root), mpsRoot)
+                .env("KGPU_MPS_CONTROL", dir.resolve("no-such-program").toString()).start();
+             Nvml nvml = Nvml.open()) {
+            DraPluginClient client = restarted.draClient();
+            GpuDevice gpu = nvml.deviceByUuid(restarted.gpuUuid(6)).orElseThrow();
+            gpu.setComputeMode(ComputeMode.EXCLUSIVE_PROCESS); // as the daemon left it (the mock starts each run afresh)
+
+            assertThat(client.unprepare(List.of(claim))).containsExactly(Map.entry(uid, Optional.empty()));
+
+            assertThat(gpu.computeMode()).as("given back from .compute-modes").contains(ComputeMode.DEFAULT);
+            assertThat(folder).doesNotExist();
+        }
+    }
+
+    @Test
+    void anMpsClaimIsRefusedAGpuAnotherMpsDaemonHoldsAndLimitsForDevicesItDoesNotHave() throws IOException {
+        Path mpsRoot = dir.resolve("mps");
+        ResourceClaim held = createClaim("ml", "held", "gpu-2", Map.of("strategy", "MPS"));
+        ResourceClaim elsewhere = createClaim("ml", "elsewhere", "gpu-3", Map.of("strategy", "MPS", "mpsConfig",
+                Map.of("defaultPerDevicePinnedMemoryLimit", Map.of("1", "4Gi"))));
+        try (MockNvmlPlugin plugin = withMps(withDriverRoot(plugin("dgx-h100"), uncheckedRoot("dgx-h100")), mpsRoot).start();
+             Nvml nvml = Nvml.open()) {
+            Files.createDirectories(mpsRoot.resolve("nvidia.com/gpu"));
+            Files.writeString(mpsRoot.resolve("nvidia.com/gpu/.compute-modes"), plugin.gpuUuid(2) + " DEFAULT\n");
+
+            Map<String, DraClaimResult> results = plugin.draClient().prepare(List.of(
+                    new DraClaim("ml", "held", held.getMetadata().getUid()),
+                    new DraClaim("ml", "elsewhere", elsewhere.getMetadata().getUid())));
+
+            assertThat(results.get(held.getMetadata().getUid()).error()).contains("sharing strategy MPS cannot be applied to"
+                    + " gpu-2 (" + plugin.gpuUuid(2) + "): GPU gpu-2 is held by the MPS control daemon of nvidia.com/gpu;"
+                    + " one GPU serves one MPS daemon");
+            assertThat(results.get(elsewhere.getMetadata().getUid()).error()).contains("error validating GPU config:"
+                    + " sharing.mpsConfig.defaultPerDevicePinnedMemoryLimit names device index 1, but the claim's devices are ["
+                    + plugin.gpuUuid(3) + "] (indexes 0 to 0)");
+            assertThat(nvml.deviceByUuid(plugin.gpuUuid(3)).orElseThrow().computeMode()).as("untouched")
+                    .contains(ComputeMode.DEFAULT);
+            assertThat(mpsRoot.resolve("claims/" + held.getMetadata().getUid())).as("no daemon folder").doesNotExist();
+            assertThat(mpsRoot.resolve("claims/" + elsewhere.getMetadata().getUid())).doesNotExist();
+            assertThat(plugin.ledger.view().entries()).isEmpty();
+        }
+    }
+
+    static MockNvmlPlugin.Builder withMps(MockNvmlPlugin.Builder builder, Path mpsRoot) {
+        return builder.env("KGPU_MPS_CONTAINER_ROOT", mpsRoot.toString()).env("MPS_ROOT", mpsRoot.toString())
+                .env("KGPU_MPS_CONTROL", MockMpsDaemon.fake().toString());
+    }
+
+    static String ask(ControlProgram client, Path folder, String command) {
+        return client.send(folder.resolve("pipe"), folder.resolve("log"), command).output();
+    }
+
     /** {@link #createClaim} with a claim config {@code GpuConfig} time-slicing at {@code interval}. */
     ResourceClaim createClaim(String namespace, String name, String device, String interval) {
         return DraFixtures.createClaim(api, namespace, name, NODE, device, Optional.of(DraFixtures.timeSlicedGpu(interval)));
+    }
+
+    /** {@link #createClaim} with a claim config {@code GpuConfig} of {@code sharing}. */
+    ResourceClaim createClaim(String namespace, String name, String device, Map<String, Object> sharing) {
+        return DraFixtures.createClaim(api, namespace, name, NODE, device, Optional.of(DraFixtures.gpuConfig(sharing)));
     }
 
     @Test

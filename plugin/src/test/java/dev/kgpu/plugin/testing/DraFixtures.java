@@ -73,8 +73,12 @@ public final class DraFixtures {
 
     /** NVIDIA's opaque {@code GpuConfig} asking for time-slicing at {@code interval}. */
     public static Map<String, Object> timeSlicedGpu(String interval) {
-        return Map.of("apiVersion", OpaqueConfigs.API_VERSION, "kind", OpaqueConfigs.GPU_CONFIG,
-                "sharing", Map.of("strategy", "TimeSlicing", "timeSlicingConfig", Map.of("interval", interval)));
+        return gpuConfig(Map.of("strategy", "TimeSlicing", "timeSlicingConfig", Map.of("interval", interval)));
+    }
+
+    /** NVIDIA's opaque {@code GpuConfig} with {@code sharing} as its {@code sharing}. */
+    public static Map<String, Object> gpuConfig(Map<String, Object> sharing) {
+        return Map.of("apiVersion", OpaqueConfigs.API_VERSION, "kind", OpaqueConfigs.GPU_CONFIG, "sharing", sharing);
     }
 
     /**

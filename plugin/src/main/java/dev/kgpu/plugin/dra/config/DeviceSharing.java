@@ -9,9 +9,17 @@ import java.util.Optional;
  * @param strategy {@code TimeSlicing} or {@code MPS}; empty when the config names no sharing
  * @param interval the time-slice interval ({@code Default}, {@code Short}, {@code Medium}, {@code Long}) for
  *                 {@code TimeSlicing} on a full GPU
+ * @param mps      the MPS settings ({@code sharing.mpsConfig}, {@link MpsConfig#NONE} when unsaid) for {@code MPS}; empty
+ *                 for any other strategy
  */
-public record DeviceSharing(Optional<String> kind, Optional<String> strategy, Optional<String> interval) {
+public record DeviceSharing(Optional<String> kind, Optional<String> strategy, Optional<String> interval,
+                            Optional<MpsConfig> mps) {
 
     /** No config: NVIDIA's default for the device (no sharing asked for). */
-    public static final DeviceSharing DEFAULT = new DeviceSharing(Optional.empty(), Optional.empty(), Optional.empty());
+    public static final DeviceSharing DEFAULT = new DeviceSharing(Optional.empty(), Optional.empty(), Optional.empty(),
+            Optional.empty());
+
+    public DeviceSharing(Optional<String> kind, Optional<String> strategy, Optional<String> interval) {
+        this(kind, strategy, interval, Optional.empty());
+    }
 }

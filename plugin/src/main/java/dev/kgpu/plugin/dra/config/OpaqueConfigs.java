@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -31,7 +32,9 @@ import java.util.Set;
  *   <li>validation: {@code unknown GPU sharing strategy: ..., supported GPU sharing strategies: TimeSlicing, MPS},
  *       {@code unknown time-slice interval: ..., supported time-slice intervals: Default, Short, Medium, Long},
  *       {@code cannot use MpsConfig with the 'TimeSlicing' strategy}, {@code cannot use TimeSlicingConfig with the 'MPS'
- *       strategy}, active thread percentage from 0 to 100; wrapped {@code error validating GPU config: ...}.</li>
+ *       strategy}, active thread percentage from 0 to 100 (kgpu: and not 0); wrapped
+ *       {@code error validating GPU config: ...}; {@code mpsConfig}'s memory limits must be Kubernetes quantities
+ *       ({@link MpsConfig}; their device keys are matched to the claim's devices when its daemon starts).</li>
  * </ul>
  * Pure: no I/O. Whether kgpu can apply what is asked is the preparer's decision.
  */
@@ -156,6 +159,7 @@ public final class OpaqueConfigs {
                     + ", supported GPU sharing strategies: TimeSlicing, MPS");
         }
         Optional<String> interval = Optional.empty();
+        Optional<MpsConfig> mpsConfig = Optional.empty();
         if (strategy.equals("TimeSlicing")) {
             if (mps != null && !mps.isNull()) {
                 throw validating("cannot use MpsConfig with the 'TimeSlicing' strategy");
@@ -173,20 +177,65 @@ public final class OpaqueConfigs {
             if (timeSlicing != null && !timeSlicing.isNull()) {
                 throw validating("cannot use TimeSlicingConfig with the 'MPS' strategy");
             }
-            JsonNode percentage = mps == null ? null : mps.get("defaultActiveThreadPercentage");
-            if (percentage != null && !percentage.isNull()) {
-                if (!percentage.canConvertToInt()) {
-                    throw decoding("sharing.mpsConfig.defaultActiveThreadPercentage is not an integer: " + percentage);
-                }
-                if (percentage.asInt() < 0) {
-                    throw validating("active thread percentage must not be negative");
-                }
-                if (percentage.asInt() > 100) {
-                    throw validating("active thread percentage must not be greater than 100");
-                }
+            mpsConfig = Optional.of(mpsConfig(mps));
+        }
+        return new Decoded(order, config.requests(), kind, new DeviceSharing(Optional.of(kind), Optional.of(strategy), interval,
+                mpsConfig));
+    }
+
+    /** {@code sharing.mpsConfig}, checked: the percentage as NVIDIA validates it (and not 0), the limits quantities. */
+    private static MpsConfig mpsConfig(JsonNode mps) throws ConfigException {
+        if (mps == null || mps.isNull()) {
+            return MpsConfig.NONE;
+        }
+        OptionalInt threads = OptionalInt.empty();
+        JsonNode percentage = mps.get("defaultActiveThreadPercentage");
+        if (percentage != null && !percentage.isNull()) {
+            if (!percentage.isIntegralNumber() || !percentage.canConvertToInt()) {
+                throw decoding(MpsConfig.PERCENTAGE + " is not an integer: " + percentage);
+            }
+            if (percentage.asInt() < 0) {
+                throw validating("active thread percentage must not be negative");
+            }
+            if (percentage.asInt() > 100) {
+                throw validating("active thread percentage must not be greater than 100");
+            }
+            if (percentage.asInt() == 0) {
+                throw validating(MpsConfig.PERCENTAGE + " was '0' but it must be from 1 to 100: kgpu starts no MPS"
+                        + " daemon whose clients get no threads");
+            }
+            threads = OptionalInt.of(percentage.asInt());
+        }
+        Optional<Long> pinned = Optional.empty();
+        JsonNode limit = mps.get("defaultPinnedDeviceMemoryLimit");
+        if (limit != null && !limit.isNull()) {
+            pinned = Optional.of(quantity(MpsConfig.PINNED, limit));
+        }
+        Map<String, Long> perDevice = new LinkedHashMap<>();
+        JsonNode limits = mps.get("defaultPerDevicePinnedMemoryLimit");
+        if (limits != null && !limits.isNull()) {
+            if (!limits.isObject()) {
+                throw decoding(MpsConfig.PER_DEVICE + " is not an object: " + limits);
+            }
+            for (Iterator<Map.Entry<String, JsonNode>> entries = limits.fields(); entries.hasNext(); ) {
+                Map.Entry<String, JsonNode> entry = entries.next();
+                perDevice.put(entry.getKey(), quantity(MpsConfig.PER_DEVICE + "[" + entry.getKey() + "]", entry.getValue()));
             }
         }
-        return new Decoded(order, config.requests(), kind, new DeviceSharing(Optional.of(kind), Optional.of(strategy), interval));
+        return new MpsConfig(threads, pinned, perDevice);
+    }
+
+    /** A quantity field in bytes; one that does not parse, or is negative, names the field and the value. */
+    private static long quantity(String field, JsonNode value) throws ConfigException {
+        Optional<Long> bytes = value.isTextual() ? MpsConfig.bytes(value.asText())
+                : value.isIntegralNumber() && value.canConvertToLong() ? Optional.of(value.asLong()) : Optional.empty();
+        if (bytes.isEmpty()) {
+            throw decoding(field + " was " + value + " but it must be a quantity such as 10Gi or 512Mi");
+        }
+        if (bytes.get() < 0) {
+            throw validating(field + " was " + value + " but it must not be negative");
+        }
+        return bytes.get();
     }
 
     /** Strict decoding: a field {@code node} may not have. */

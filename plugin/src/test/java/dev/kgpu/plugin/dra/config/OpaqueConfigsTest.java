@@ -51,6 +51,27 @@ class OpaqueConfigsTest {
                         "error validating GPU config: cannot use TimeSlicingConfig with the 'MPS' strategy"),
                 Arguments.of("too many threads", claim(gpuConfig("{\"strategy\":\"MPS\",\"mpsConfig\":{\"defaultActiveThreadPercentage\":101}}")),
                         "error validating GPU config: active thread percentage must not be greater than 100"),
+                Arguments.of("no threads", claim(gpuConfig("{\"strategy\":\"MPS\",\"mpsConfig\":{\"defaultActiveThreadPercentage\":0}}")),
+                        "error validating GPU config: sharing.mpsConfig.defaultActiveThreadPercentage was '0' but it must be from"
+                                + " 1 to 100: kgpu starts no MPS daemon whose clients get no threads"),
+                Arguments.of("negative threads", claim(gpuConfig("{\"strategy\":\"MPS\",\"mpsConfig\":{\"defaultActiveThreadPercentage\":-5}}")),
+                        "error validating GPU config: active thread percentage must not be negative"),
+                Arguments.of("threads as text", claim(gpuConfig("{\"strategy\":\"MPS\",\"mpsConfig\":{\"defaultActiveThreadPercentage\":\"half\"}}")),
+                        "error getting opaque device configs: error decoding config parameters:"
+                                + " sharing.mpsConfig.defaultActiveThreadPercentage is not an integer: \"half\""),
+                Arguments.of("a limit that is no quantity", claim(gpuConfig("{\"strategy\":\"MPS\",\"mpsConfig\":{\"defaultPinnedDeviceMemoryLimit\":\"12 GB\"}}")),
+                        "error getting opaque device configs: error decoding config parameters:"
+                                + " sharing.mpsConfig.defaultPinnedDeviceMemoryLimit was \"12 GB\" but it must be a quantity such as 10Gi or 512Mi"),
+                Arguments.of("a per-device limit that is no quantity", claim(gpuConfig("{\"strategy\":\"MPS\",\"mpsConfig\":"
+                                + "{\"defaultPerDevicePinnedMemoryLimit\":{\"0\":\"lots\"}}}")),
+                        "error getting opaque device configs: error decoding config parameters:"
+                                + " sharing.mpsConfig.defaultPerDevicePinnedMemoryLimit[0] was \"lots\" but it must be a quantity such as 10Gi or 512Mi"),
+                Arguments.of("per-device limits that are no map", claim(gpuConfig("{\"strategy\":\"MPS\",\"mpsConfig\":"
+                                + "{\"defaultPerDevicePinnedMemoryLimit\":[\"1Gi\"]}}")),
+                        "error getting opaque device configs: error decoding config parameters:"
+                                + " sharing.mpsConfig.defaultPerDevicePinnedMemoryLimit is not an object: [\"1Gi\"]"),
+                Arguments.of("a negative limit", claim(gpuConfig("{\"strategy\":\"MPS\",\"mpsConfig\":{\"defaultPinnedDeviceMemoryLimit\":\"-1Gi\"}}")),
+                        "error validating GPU config: sharing.mpsConfig.defaultPinnedDeviceMemoryLimit was \"-1Gi\" but it must not be negative"),
                 Arguments.of("another source", new ClaimConfig("FromNowhere", List.of(), Optional.of(DRIVER), Optional.of(gpuConfig(""))),
                         "error getting opaque device configs: invalid config source: FromNowhere"),
                 Arguments.of("not opaque", new ClaimConfig(ClaimConfig.FROM_CLAIM, List.of(), Optional.empty(), Optional.empty()),
@@ -86,5 +107,56 @@ class OpaqueConfigsTest {
         assertThat(both.get("gpu-1-mig-1g10gb-19-2").strategy()).as("'mig' covers 'mig/small'").contains("MPS");
         assertThat(OpaqueConfigs.resolve(DRIVER, List.of(claimShort), List.of(MIG)).get("gpu-1-mig-1g10gb-19-2"))
                 .as("a GpuConfig without requests is for GPUs only").isEqualTo(DeviceSharing.DEFAULT);
+    }
+
+    @Test
+    void anMpsConfigIsDecodedWithItsLimitsInBytes() throws Exception {
+        ClaimConfig mps = claim(gpuConfig("{\"strategy\":\"MPS\",\"mpsConfig\":{\"defaultActiveThreadPercentage\":50,"
+                + "\"defaultPinnedDeviceMemoryLimit\":\"10Gi\",\"defaultPerDevicePinnedMemoryLimit\":{\"1\":\"1.5G\",\"GPU-b\":2048}}}"));
+
+        DeviceSharing sharing = OpaqueConfigs.resolve(DRIVER, List.of(mps), List.of(GPU)).get("gpu-0");
+
+        assertThat(sharing.strategy()).contains("MPS");
+        assertThat(sharing.mps()).contains(new MpsConfig(java.util.OptionalInt.of(50), Optional.of(10L << 30),
+                Map.of("1", 1_500_000_000L, "GPU-b", 2048L)));
+        assertThat(OpaqueConfigs.resolve(DRIVER, List.of(claim(gpuConfig("{\"strategy\":\"MPS\"}"))), List.of(GPU))
+                .get("gpu-0").mps()).as("no mpsConfig: MPS's defaults").contains(MpsConfig.NONE);
+        assertThat(OpaqueConfigs.resolve(DRIVER, List.of(claim(gpuConfig("{\"strategy\":\"TimeSlicing\"}"))), List.of(GPU))
+                .get("gpu-0").mps()).isEmpty();
+    }
+
+    @Test
+    void quantitiesAreReadAsKubernetesWritesThem() {
+        assertThat(MpsConfig.bytes("10Gi")).contains(10L << 30);
+        assertThat(MpsConfig.bytes("512Mi")).contains(512L << 20);
+        assertThat(MpsConfig.bytes("1.5G")).contains(1_500_000_000L);
+        assertThat(MpsConfig.bytes("2e9")).contains(2_000_000_000L);
+        assertThat(MpsConfig.bytes("1024")).contains(1024L);
+        assertThat(MpsConfig.bytes("100m")).as("rounded up, as Quantity.Value()").contains(1L);
+        assertThat(MpsConfig.bytes("12 GB")).isEmpty();
+        assertThat(MpsConfig.bytes("Gi")).isEmpty();
+        assertThat(MpsConfig.bytes("")).isEmpty();
+        assertThat(MpsConfig.bytes("99999999999Ei")).as("beyond a long").isEmpty();
+    }
+
+    @Test
+    void pinnedMemoryLimitsGoToTheClaimsDevicesByUuidOrIndexAndAKeyOutsideTheClaimIsRefused() throws Exception {
+        Map<String, Long> perDevice = new java.util.LinkedHashMap<>();
+        perDevice.put("1", 1L << 30);
+        perDevice.put("GPU-c", 3L << 30);
+        MpsConfig config = new MpsConfig(java.util.OptionalInt.empty(), Optional.of(4L << 30), perDevice);
+
+        assertThat(config.pinnedMemoryMiB(List.of("GPU-a", "GPU-b", "GPU-c")))
+                .containsExactly(Map.entry("GPU-a", 4096L), Map.entry("GPU-b", 1024L), Map.entry("GPU-c", 3072L));
+        assertThat(MpsConfig.NONE.pinnedMemoryMiB(List.of("GPU-a"))).isEmpty();
+        assertThatThrownBy(() -> config.pinnedMemoryMiB(List.of("GPU-a", "GPU-b"))).hasMessage(
+                "sharing.mpsConfig.defaultPerDevicePinnedMemoryLimit names device 'GPU-c', which is neither a UUID of the"
+                        + " claim's devices [GPU-a, GPU-b] nor an index into them");
+        assertThatThrownBy(() -> config.pinnedMemoryMiB(List.of("GPU-a"))).hasMessage(
+                "sharing.mpsConfig.defaultPerDevicePinnedMemoryLimit names device index 1, but the claim's devices are"
+                        + " [GPU-a] (indexes 0 to 0)");
+        assertThatThrownBy(() -> new MpsConfig(java.util.OptionalInt.empty(), Optional.of(1000L), Map.of())
+                .pinnedMemoryMiB(List.of("GPU-a"))).hasMessage("sharing.mpsConfig.defaultPinnedDeviceMemoryLimit was '1000'"
+                + " bytes but it must be at least 1Mi (NVIDIA: invalid limit: default value set too low)");
     }
 }
