@@ -398,6 +398,7 @@ void events_scan_global(void);                                 /* apply ECC line
 void events_free_all(int only_unused);                         /* at last shutdown / unload */
 int events_parse_line(const char *line, mock_event *out, int *is_ecc_double, char *why, size_t why_size);
 const char *events_file(void);
+void events_watcher_stop(void);                                /* at unload, the state lock not held */
 void ecc_apply(int gpu, int double_bit);
 
 /* GPM (nvml_gpm.c) */

@@ -857,6 +857,7 @@ void mockNvmlReset(void) {
  * memory and crash the exiting process).
  */
 __attribute__((destructor)) static void mock_unload(void) {
+    events_watcher_stop();
     pthread_mutex_lock(&S.lock);
     S.init_count = 0;
     events_free_all(0);

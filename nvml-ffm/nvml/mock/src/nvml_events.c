@@ -39,8 +39,11 @@
 /*
  * NVML events: event sets, registrations, nvmlEventSetWait_v2 and the MOCK_NVML_EVENTS file. Each set reads the
  * file from its own offset (the file's size when the set was created), so every appended line reaches each set
- * that registered the GPU once. A waiting call polls the file every 20 ms on a condition variable, which releases
- * the state lock while it sleeps and is signalled by injected events, nvmlEventSetFree and the last nvmlShutdown.
+ * that registered the GPU once. A waiting call sleeps on a condition variable, which releases the state lock while
+ * it sleeps and is signalled by injected events, nvmlEventSetFree, the last nvmlShutdown and the file's watcher: a
+ * thread that inotify wakes when the file is written (started with the first event set, stopped when the library
+ * is unloaded), so a line written by another process is delivered as promptly as a driver delivers an XID. The
+ * waiter still reads the file every 20 ms (MOCK_NVML_EVENTS_POLL_MS), for file systems without inotify.
  */
 #include "mock.h"
 
@@ -50,7 +53,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define SET_MAGIC 0x45564E54u /* EVNT */
 #define POLL_MS 20
@@ -61,9 +70,133 @@ const char *events_file(void) {
     return f != NULL && f[0] != '\0' ? f : NULL;
 }
 
+/* How often a waiter reads the events file when nothing woke it: POLL_MS, or MOCK_NVML_EVENTS_POLL_MS (tests set it
+ * long, to see that the watcher alone delivers). */
+static double poll_ms(void) {
+    const char *v = getenv("MOCK_NVML_EVENTS_POLL_MS");
+    double ms = v != NULL ? atof(v) : 0;
+    return ms >= 1 ? ms : POLL_MS;
+}
+
 static off_t file_size(const char *path) {
     struct stat st;
     return path != NULL && stat(path, &st) == 0 ? st.st_size : 0;
+}
+
+/* ---- the file's watcher --------------------------------------------------------------------------------- */
+
+/* The watcher's state; only the thread that holds the state lock starts it, and only the library's unloading (with
+ * the state lock not held: the watcher takes it to signal) stops it. */
+static struct {
+    int running;
+    pthread_t thread;
+    int inotify_fd;
+    int stop_fd;
+    char name[NAME_MAX + 1]; /* the events file's name in its folder */
+} watcher = { .inotify_fd = -1, .stop_fd = -1 };
+
+static void *watch_events_file(void *unused) {
+    (void) unused;
+    char buffer[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    struct pollfd fds[2] = { { .fd = watcher.inotify_fd, .events = POLLIN }, { .fd = watcher.stop_fd, .events = POLLIN } };
+    for (;;) {
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            break;
+        }
+        if (fds[1].revents != 0) {
+            break;
+        }
+        ssize_t n = read(watcher.inotify_fd, buffer, sizeof buffer);
+        if (n <= 0) {
+            if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+                continue;
+            }
+            break;
+        }
+        int ours = 0;
+        for (char *p = buffer; p < buffer + n;) {
+            const struct inotify_event *e = (const struct inotify_event *) p;
+            if ((e->mask & IN_Q_OVERFLOW) || (e->len > 0 && strcmp(e->name, watcher.name) == 0)) {
+                ours = 1;
+            }
+            p += sizeof *e + e->len;
+        }
+        if (ours) {
+            pthread_mutex_lock(&S.lock);
+            pthread_cond_broadcast(&S.events_changed);
+            pthread_mutex_unlock(&S.lock);
+        }
+    }
+    return NULL;
+}
+
+/* Starts the watcher of the events file, once; without one (no file named, no inotify) waiters poll the file. */
+static void start_watcher(void) {
+    const char *file = events_file();
+    if (watcher.running || file == NULL) {
+        return;
+    }
+    char folder[PATH_MAX];
+    const char *slash = strrchr(file, '/');
+    const char *name = slash == NULL ? file : slash + 1;
+    if (strlen(name) == 0 || strlen(name) > NAME_MAX) {
+        return;
+    }
+    if (slash == NULL) {
+        snprintf(folder, sizeof folder, ".");
+    } else if (slash == file) {
+        snprintf(folder, sizeof folder, "/");
+    } else if ((size_t) (slash - file) < sizeof folder) {
+        snprintf(folder, sizeof folder, "%.*s", (int) (slash - file), file);
+    } else {
+        return;
+    }
+    int inotify_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    int stop_fd = eventfd(0, EFD_CLOEXEC);
+    /* the folder, not the file: the file need not exist yet, and may be replaced */
+    if (inotify_fd < 0 || stop_fd < 0
+            || inotify_add_watch(inotify_fd, folder, IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO) < 0) {
+        mock_warn("cannot watch %s for events (%s); waiters read it every %d ms", file, strerror(errno), POLL_MS);
+        if (inotify_fd >= 0) close(inotify_fd);
+        if (stop_fd >= 0) close(stop_fd);
+        return;
+    }
+    snprintf(watcher.name, sizeof watcher.name, "%s", name);
+    watcher.inotify_fd = inotify_fd;
+    watcher.stop_fd = stop_fd;
+    /* the thread takes no signal: the process's handlers (a JVM's SIGTERM, SIGHUP) run on the process's own threads */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int started = pthread_create(&watcher.thread, NULL, watch_events_file, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (started != 0) {
+        mock_warn("cannot start the watcher of %s (%s); waiters read it every %d ms", file, strerror(started), POLL_MS);
+        close(inotify_fd);
+        close(stop_fd);
+        watcher.inotify_fd = watcher.stop_fd = -1;
+        return;
+    }
+    watcher.running = 1;
+}
+
+void events_watcher_stop(void) {
+    if (!watcher.running) {
+        return;
+    }
+    uint64_t one = 1;
+    if (write(watcher.stop_fd, &one, sizeof one) != (ssize_t) sizeof one) {
+        mock_warn("cannot stop the watcher of the events file (%s)", strerror(errno));
+        return; /* never joined; the process is ending or the library stays loaded */
+    }
+    pthread_join(watcher.thread, NULL);
+    close(watcher.inotify_fd);
+    close(watcher.stop_fd);
+    watcher.inotify_fd = watcher.stop_fd = -1;
+    watcher.running = 0;
 }
 
 /* ---- parsing -------------------------------------------------------------------------------------------- */
@@ -348,6 +481,7 @@ static nvmlReturn_t set_create(nvmlEventSet_t *handle) {
         return NVML_ERROR_MEMORY;
     }
     set->magic = SET_MAGIC;
+    start_watcher();
     set->offset = file_size(events_file());
     set->next = S.sets;
     S.sets = set;
@@ -490,7 +624,7 @@ static nvmlReturn_t set_wait(nvmlEventSet_t handle, nvmlEventData_t *data, unsig
             break;
         }
         struct timespec until = now;
-        add_ms(&until, POLL_MS);
+        add_ms(&until, poll_ms());
         if (before(&deadline, &until)) {
             until = deadline;
         }

@@ -1318,6 +1318,18 @@ static void test_events(void) {
     CHECK(mockNvmlInjectEcc(u0, 0) == 0, "inject sbe");
     RC(nvmlEventSetWait_v2(a, &data, 0), NVML_ERROR_TIMEOUT); /* a did not register SBE on GPU0 */
 
+    /* a line another writer appends wakes a waiter through the file's watcher (inotify), not the waiter's reading of
+     * the file every 20 ms: with that reading put off for 10 minutes, the 5 s wait gets the line long before its
+     * end (without the watcher it would read the file only at the end of its wait) */
+    setenv("MOCK_NVML_EVENTS_POLL_MS", "600000", 1);
+    snprintf(line, sizeof line, "xid %s 94\n", u0);
+    latency = deliver(a, line, &w);
+    unsetenv("MOCK_NVML_EVENTS_POLL_MS");
+    CHECK(w.rc == NVML_SUCCESS && w.data.eventData == 94, "watched xid: rc %d xid %llu", w.rc, w.data.eventData);
+    CHECK(latency < 2500.0, "a written line woke no waiter: it was read at the end of the 5 s wait (%.1f ms)", latency);
+    OK(nvmlEventSetWait_v2(b, &data, 0));
+    CHECK(data.eventData == 94, "set b watched xid %llu", data.eventData);
+
     /* timeouts are honoured */
     t0 = now_ms();
     RC(nvmlEventSetWait_v2(a, &data, 120), NVML_ERROR_TIMEOUT);
