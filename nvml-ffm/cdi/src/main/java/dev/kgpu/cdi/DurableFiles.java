@@ -13,10 +13,11 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Replaces a file so that a crash at any point leaves the old content or the new, never part of either, and so that
- * the new content is on disk when the call returns: the bytes go to a temporary file next to the target, which is
- * synced ({@code fsync}) and renamed over the target; then the folder is synced, so that the rename itself survives a
- * power loss. CDI spec files ({@link CdiSpecWriter}) and the DRA driver's checkpoint are written this way.
+ * Replaces a file so that a crash at any point leaves the old content or the new, never part of either: the bytes go
+ * to a temporary file next to the target, which is renamed over the target. What the new content must survive
+ * decides the disk waits ({@link Survives}): by default a power loss too, so the temporary file is synced
+ * ({@code fsync}) before the rename and the folder after it, and the new content is on disk when the call returns.
+ * CDI spec files ({@link CdiSpecWriter}) and the DRA driver's checkpoint are written this way.
  *
  * <p>Stateless; thread-safe (each write has its own temporary file).
  */
@@ -25,8 +26,23 @@ public final class DurableFiles {
     private DurableFiles() {
     }
 
+    /** What a replaced file must survive; each choice survives a crash of the process (or of its container). */
+    public enum Survives {
+        /**
+         * A crash of the process or of its container, not of the machine: the page cache keeps the new file and the
+         * rename, and nothing waits for the disk. A power loss or a kernel crash may bring back the old content, or
+         * leave a torn file. For state that the next boot discards anyway.
+         */
+        PROCESS_CRASH,
+        /**
+         * A power loss or a kernel crash too: the temporary file is synced before the rename and the folder after it
+         * (two disk waits).
+         */
+        POWER_LOSS
+    }
+
     /**
-     * Writes {@code content} to {@code target} as described above; the folder must exist.
+     * Writes {@code content} to {@code target} as described above, surviving a power loss; the folder must exist.
      *
      * @param prefix      the temporary file's name starts with it (then a random part and {@code .tmp})
      * @param permissions the file's permissions, empty to keep the default of a temporary file (0600)
@@ -34,8 +50,23 @@ public final class DurableFiles {
      */
     public static void replace(Path target, byte[] content, String prefix, Set<PosixFilePermission> permissions)
             throws IOException {
+        replace(target, content, prefix, permissions, Survives.POWER_LOSS);
+    }
+
+    /**
+     * Writes {@code content} to {@code target} as described above, surviving what {@code survives} says; the folder must
+     * exist.
+     *
+     * @param prefix      the temporary file's name starts with it (then a random part and {@code .tmp})
+     * @param permissions the file's permissions, empty to keep the default of a temporary file (0600)
+     * @throws IOException when it cannot be written; the temporary file is removed again and the target is untouched
+     */
+    public static void replace(Path target, byte[] content, String prefix, Set<PosixFilePermission> permissions,
+                               Survives survives) throws IOException {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(content, "content");
+        Objects.requireNonNull(survives, "survives");
+        boolean synced = survives == Survives.POWER_LOSS;
         Path folder = target.toAbsolutePath().getParent();
         Path temporary = Files.createTempFile(folder, prefix, ".tmp");
         try {
@@ -47,7 +78,9 @@ public final class DurableFiles {
                 while (buffer.hasRemaining()) {
                     channel.write(buffer);
                 }
-                channel.force(true);
+                if (synced) {
+                    channel.force(true);
+                }
             }
             try {
                 Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -62,7 +95,9 @@ public final class DurableFiles {
             }
             throw e;
         }
-        syncFolder(folder);
+        if (synced) {
+            syncFolder(folder);
+        }
     }
 
     /**

@@ -34,6 +34,26 @@ class DurableFilesTest {
     }
 
     @Test
+    void withoutDiskWaitsAFileIsStillReplacedWholeAndNoTemporaryFileIsLeft() throws IOException {
+        Path target = dir.resolve("state.json");
+        Files.writeString(target, "old");
+
+        DurableFiles.replace(target, "new".getBytes(StandardCharsets.UTF_8), "state.", Set.of(),
+                DurableFiles.Survives.PROCESS_CRASH);
+
+        assertThat(target).hasContent("new");
+        try (var files = Files.list(dir)) {
+            assertThat(files).containsExactly(target);
+        }
+        Path directory = Files.createDirectories(dir.resolve("a-folder"));
+        assertThatExceptionOfType(IOException.class).isThrownBy(() -> DurableFiles.replace(directory, new byte[]{1}, "state.",
+                Set.of(), DurableFiles.Survives.PROCESS_CRASH));
+        try (var files = Files.list(dir)) {
+            assertThat(files).containsExactlyInAnyOrder(target, directory);
+        }
+    }
+
+    @Test
     void aFailedRenameLeavesTheTargetAndNoTemporaryFile() throws IOException {
         Path target = Files.createDirectories(dir.resolve("state.json"));
         Files.writeString(target.resolve("inside"), "kept");

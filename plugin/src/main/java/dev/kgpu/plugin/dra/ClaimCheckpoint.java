@@ -33,8 +33,15 @@ import java.util.TreeMap;
  * the kubelet's checkpoints are: {@code {"kind":"kgpu-dra-checkpoint","version":1,"checksum":"sha256:<hex>","data":{
  * "nodeBootId":...,"preparedClaims":{<uid>:{"namespace","name","devices":[...]}}}}}, the checksum taken over
  * {@code data} as written (keys sorted). Every change replaces the whole file atomically ({@link DurableFiles}: a
- * temporary file in the same folder, forced to disk, renamed over the old one, the folder synced), so a crash leaves
- * the old content or the new, and a change is on disk when {@link #put} or {@link #remove} returns.
+ * temporary file in the same folder renamed over the old one), so a crash of the plugin leaves the old content or the
+ * new, and a restarted plugin reads the last change {@link #put} or {@link #remove} made.
+ *
+ * <p>Nothing waits for the disk while this boot's id is known ({@link #survives}): what the file holds matters only
+ * until the machine goes down, since a power loss or a kernel crash means a new boot, and a new boot forgets the
+ * claims of an earlier one (below), whether the file came back old, new or torn (a torn one is moved aside). The two
+ * disk waits a power-loss-proof write takes (the file forced before the rename, the folder after it) would protect
+ * nothing, on the path of every NodePrepareResources and NodeUnprepareResources. Without a boot id a later boot cannot
+ * tell this boot's claims from its own, so then every change is forced to disk before it returns.
  *
  * <p>On open, a file that is not such JSON, has another version or a wrong checksum is moved aside to
  * {@code <file>.corrupt} and the driver starts with no prepared claims; so does a file written in an earlier boot
@@ -57,12 +64,15 @@ public final class ClaimCheckpoint {
 
     private final Path file;
     private final String bootId;
+    /** Whether this boot's id was read (not only taken from the file): {@link #survives}. */
+    private final boolean bootKnown;
     private final Map<String, PreparedClaim> claims = new LinkedHashMap<>();
     private final Optional<String> recovery;
 
-    private ClaimCheckpoint(Path file, String bootId, Optional<String> recovery) {
+    private ClaimCheckpoint(Path file, String bootId, boolean bootKnown, Optional<String> recovery) {
         this.file = file;
         this.bootId = bootId;
+        this.bootKnown = bootKnown;
         this.recovery = recovery;
     }
 
@@ -81,7 +91,7 @@ public final class ClaimCheckpoint {
         try {
             bytes = Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
-            return new ClaimCheckpoint(file, bootId, Optional.empty());
+            return new ClaimCheckpoint(file, bootId, !bootId.isEmpty(), Optional.empty());
         } catch (IOException e) {
             return aside(file, bootId, "it could not be read (" + e.getMessage() + ")");
         }
@@ -95,15 +105,16 @@ public final class ClaimCheckpoint {
             String why = "checkpoint " + file + " was written in an earlier boot (" + data.nodeBootId() + ", now " + bootId
                     + "): its " + data.preparedClaims().size() + " claims are forgotten and prepared again when the kubelet asks";
             LOG.log(System.Logger.Level.INFO, why);
-            return new ClaimCheckpoint(file, bootId, Optional.of(why));
+            return new ClaimCheckpoint(file, bootId, true, Optional.of(why));
         }
+        boolean bootKnown = !bootId.isEmpty();
         if (bootId.isEmpty()) {
             bootId = data.nodeBootId();
         } else if (data.nodeBootId().isEmpty()) {
             LOG.log(System.Logger.Level.INFO, "checkpoint {0} holds no boot id (written when it could not be read): its {1}"
                     + " claims are taken as this boot''s ({2})", file, data.preparedClaims().size(), bootId);
         }
-        ClaimCheckpoint checkpoint = new ClaimCheckpoint(file, bootId, Optional.empty());
+        ClaimCheckpoint checkpoint = new ClaimCheckpoint(file, bootId, bootKnown, Optional.empty());
         data.preparedClaims().forEach((uid, claim) -> checkpoint.claims.put(uid, claim.toDomain(uid)));
         return checkpoint;
     }
@@ -120,7 +131,7 @@ public final class ClaimCheckpoint {
         String why = "checkpoint " + file + " was unusable: " + problem + "; " + moved + ", starting with no prepared"
                 + " claims (the kubelet's next calls prepare them again; unprepare removes a claim's CDI spec by its UID)";
         LOG.log(System.Logger.Level.ERROR, why);
-        return new ClaimCheckpoint(file, bootId, Optional.of(why));
+        return new ClaimCheckpoint(file, bootId, !bootId.isEmpty(), Optional.of(why));
     }
 
     /** What opening had to give up, in one line: a corrupt file moved aside or an earlier boot's claims forgotten. */
@@ -167,10 +178,18 @@ public final class ClaimCheckpoint {
         try {
             byte[] bytes = encode(new Data(bootId, stored));
             Files.createDirectories(file.toAbsolutePath().getParent());
-            DurableFiles.replace(file, bytes, file.getFileName() + ".", Set.of());
+            DurableFiles.replace(file, bytes, file.getFileName() + ".", Set.of(), survives());
         } catch (IOException e) {
             throw new CheckpointException("checkpoint " + file + " could not be written: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * What each change must survive: a crash of the plugin while this boot's id is known (a new boot forgets this
+     * boot's claims, so forcing them to disk would protect nothing), a power loss too when it is not.
+     */
+    DurableFiles.Survives survives() {
+        return bootKnown ? DurableFiles.Survives.PROCESS_CRASH : DurableFiles.Survives.POWER_LOSS;
     }
 
     // ---- the file's format ------------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ import java.util.function.Supplier;
  *   <li>the GPUs the claim asks to share through MPS get the claim's MPS control daemon ({@link MpsSharing}), whose
  *       CDI edits go into the claim's spec; one it cannot start refuses the claim and releases its reservation
  *       (unpreparing stops it, and a start resumes the daemons of the checkpoint's claims: {@link #resumeMps});</li>
- *   <li>the claim's CDI spec is written and the claim checkpointed, both at once and both on disk before the answer
+ *   <li>the claim's CDI spec is written and the claim checkpointed, both at once and both done before the answer
  *       ({@link #written}; when one fails, the other is undone and the reservation released), then the devices are
  *       returned with their CDI names.</li>
  * </ol>
@@ -301,8 +301,9 @@ public final class ClaimPreparer {
 
     /**
      * Writes the claim's CDI spec and its checkpoint entry at the same time, the spec on a virtual thread: each is
-     * durable on its own ({@link dev.kgpu.cdi.DurableFiles}: fsync'd, renamed, folder fsync'd), and the two waits for
-     * the disk overlap instead of adding up. Both are on disk before the claim is answered. A crash in between leaves a
+     * replaced atomically on its own ({@link dev.kgpu.cdi.DurableFiles}; the spec fsync'd, renamed, folder fsync'd; the
+     * checkpoint as {@link ClaimCheckpoint#survives} says), and their waits overlap instead of adding up. Both are
+     * written before the claim is answered. A crash in between leaves a
      * spec without a checkpoint entry (harmless: the kubelet prepares the claim again, unprepare removes a spec by UID)
      * or an entry without its spec (written again when the kubelet repeats the call, {@link #again}). When one of the
      * two fails, the other is undone and the reservation released; an entry that cannot be undone keeps its

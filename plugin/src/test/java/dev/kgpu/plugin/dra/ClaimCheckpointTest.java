@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.dra;
 
+import dev.kgpu.cdi.DurableFiles;
 import dev.kgpu.plugin.node.ClaimRef;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -102,6 +103,31 @@ class ClaimCheckpointTest {
 
         assertThat(Files.readString(file())).as("not overwritten with an empty id").contains("\"nodeBootId\" : \"boot-1\"");
         assertThat(ClaimCheckpoint.open(file(), "boot-2").claims()).as("after a reboot").isEmpty();
+    }
+
+    /**
+     * A change waits for the disk only when a later boot could not tell this boot's claims apart: with this boot's id
+     * known, a power loss (a new boot) makes the next start forget them whatever the file holds, so a change must only
+     * survive the plugin's crash; with none read (not even one taken from the file), it must survive a power loss.
+     */
+    @Test
+    void changesWaitForTheDiskOnlyWhenThisBootsIdIsUnknown() throws Exception {
+        assertThat(ClaimCheckpoint.open(file(), "boot-1").survives()).isEqualTo(DurableFiles.Survives.PROCESS_CRASH);
+        ClaimCheckpoint.open(file(), "boot-1").put(claim("uid-1", "gpu-0"));
+        assertThat(ClaimCheckpoint.open(file(), "boot-2").survives()).as("an earlier boot's file").isEqualTo(
+                DurableFiles.Survives.PROCESS_CRASH);
+
+        Files.writeString(file(), "{\"kind\": \"kgpu-dra-ch");
+        ClaimCheckpoint torn = ClaimCheckpoint.open(file(), "boot-2");
+        assertThat(torn.claims()).as("a file a power loss tore").isEmpty();
+        assertThat(torn.survives()).isEqualTo(DurableFiles.Survives.PROCESS_CRASH);
+
+        ClaimCheckpoint.open(file(), "boot-2").put(claim("uid-1", "gpu-0"));
+        assertThat(ClaimCheckpoint.open(file(), "").survives()).as("the boot id taken from the file only").isEqualTo(
+                DurableFiles.Survives.POWER_LOSS);
+        Files.delete(file());
+        assertThat(ClaimCheckpoint.open(file(), "").survives()).as("no file, no boot id").isEqualTo(
+                DurableFiles.Survives.POWER_LOSS);
     }
 
     @Test
