@@ -106,6 +106,14 @@ class CollectionHandlerTest {
                 openFailed);
     }
 
+    /** Opens a {@link FakeNode} for the counters it is given, and keeps the last one opened in {@code node}. */
+    private static Function<CounterSet, CollectionHandler.Node> opening(AtomicReference<FakeNode> node) {
+        return counters -> {
+            node.set(new FakeNode(counters));
+            return node.get();
+        };
+    }
+
     /** Starts {@code handler} collecting {@link #TWO}, as the exporter does; {@code reread} is SIGHUP's counters file. */
     private static Supervisor<CounterSet, CollectionHandler.Event> start(CollectionHandler handler,
                                                                          Supplier<CounterSet> reread) {
@@ -140,10 +148,7 @@ class CollectionHandlerTest {
     @Test
     void aHungCollectionIsSeenAsStuck() {
         AtomicReference<FakeNode> node = new AtomicReference<>();
-        CollectionHandler handler = handler(counters -> {
-            node.set(new FakeNode(counters));
-            return node.get();
-        }, Duration.ofMillis(100), () -> { });
+        CollectionHandler handler = handler(opening(node), Duration.ofMillis(100), () -> { });
         Supervisor<CounterSet, CollectionHandler.Event> supervisor = start(handler, () -> TWO);
         try {
             assertThat(handler.lastSuccess()).isNotNull();
@@ -175,10 +180,7 @@ class CollectionHandlerTest {
             }
             return ONE;
         };
-        CollectionHandler handler = handler(counters -> {
-            node.set(new FakeNode(counters));
-            return node.get();
-        }, Duration.ofHours(1), () -> { });
+        CollectionHandler handler = handler(opening(node), Duration.ofHours(1), () -> { });
         Supervisor<CounterSet, CollectionHandler.Event> supervisor = start(handler, file);
         try {
             int before = node.get().collections.get();
@@ -201,10 +203,7 @@ class CollectionHandlerTest {
     @Test
     void sigtermClosesNvmlBeforeTheExitStatusIsKnown() {
         AtomicReference<FakeNode> node = new AtomicReference<>();
-        CollectionHandler handler = handler(counters -> {
-            node.set(new FakeNode(counters));
-            return node.get();
-        }, Duration.ofMillis(100), () -> { });
+        CollectionHandler handler = handler(opening(node), Duration.ofMillis(100), () -> { });
         Supervisor<CounterSet, CollectionHandler.Event> supervisor = start(handler, () -> TWO);
         AtomicReference<Boolean> closedAfterExit = new AtomicReference<>();
         try {
