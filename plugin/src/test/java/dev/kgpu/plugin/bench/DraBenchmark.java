@@ -234,30 +234,43 @@ public final class DraBenchmark {
         return api;
     }
 
+    /**
+     * The NodePrepareResources rows. Each round creates its claim in the API server (untimed), prepares it, prepares it
+     * again, unprepares it, and deletes it (untimed): the API test server (fabric8's CRUD mock) answers a GET by
+     * matching every object it stores, so claims left behind would make each GET slower than the one before, which a
+     * real API server (a key lookup) does not. The last row times the client's GET of the round's claim alone, right
+     * after the prepare: the part of a new claim's prepare that is the API server's. The claims' CDI specs go to a
+     * tmpfs ({@code /dev/shm}) where there is one, as they go to {@code /var/run/cdi} on a node ({@code /run} is a
+     * tmpfs on systemd's distributions); {@code -Dbench.cdi-root=disk} puts them beside the checkpoint instead.
+     */
     static void prepare(List<String> report) throws Exception {
         Path work = Files.createTempDirectory("kgpu-dra-bench");
         Path root = DraFixtures.driverRoot(work.resolve("driver-root"), "dgx-h100");
+        Path shm = Path.of("/dev/shm");
+        boolean tmpfs = !"disk".equals(System.getProperty("bench.cdi-root")) && Files.isDirectory(shm)
+                && Files.isWritable(shm);
+        Path cdiRoot = tmpfs ? Files.createTempDirectory(shm, "kgpu-dra-bench-cdi") : work.resolve("cdi");
+        report.add(0, "CDI root of the prepare rows: " + cdiRoot + (tmpfs ? " (tmpfs, as /var/run/cdi on a node)" : " (disk)")
+                + "; checkpoint: " + work + "\n");
         try (TestApiServer api = apiWithNode();
              MockNvmlPlugin plugin = MockNvmlPlugin.builder(work).profile("dgx-h100").dra(api, NODE)
                      .env("CONTAINER_DRIVER_ROOT", root.toString()).env("NVIDIA_DRIVER_ROOT", root.toString())
-                     .env("KGPU_PROC_ROOT", root.toString()).start()) {
+                     .env("KGPU_PROC_ROOT", root.toString()).env("CDI_ROOT", cdiRoot.toString()).start()) {
             DraPluginClient client = plugin.draClient();
+            var resourceClaims = api.client().dynamicResourceAllocation().v1().resourceClaims().inNamespace("bench");
             int total = PREPARE_WARMUP + PREPARE_ROUNDS;
-            List<DraClaim> claims = new ArrayList<>();
+            long[] first = new long[PREPARE_ROUNDS];
+            long[] again = new long[PREPARE_ROUNDS];
+            long[] unprepare = new long[PREPARE_ROUNDS];
+            long[] get = new long[PREPARE_ROUNDS];
             for (int i = 0; i < total; i++) {
-                ResourceClaim created = api.client().dynamicResourceAllocation().v1().resourceClaims().inNamespace("bench")
+                ResourceClaim created = resourceClaims
                         .resource(new ResourceClaimBuilder().withNewMetadata().withNamespace("bench").withName("claim-" + i)
                                 .endMetadata().withNewSpec().endSpec().withNewStatus().withNewAllocation().withNewDevices()
                                 .addNewResult().withRequest("gpu").withDriver(DraNames.DRIVER).withPool(NODE)
                                 .withDevice("gpu-" + (i % 8)).endResult().endDevices().endAllocation().endStatus().build())
                         .create();
-                claims.add(new DraClaim("bench", "claim-" + i, created.getMetadata().getUid()));
-            }
-            long[] first = new long[PREPARE_ROUNDS];
-            long[] again = new long[PREPARE_ROUNDS];
-            long[] unprepare = new long[PREPARE_ROUNDS];
-            for (int i = 0; i < total; i++) {
-                DraClaim claim = claims.get(i);
+                DraClaim claim = new DraClaim("bench", "claim-" + i, created.getMetadata().getUid());
                 long start = System.nanoTime();
                 DraClaimResult result = client.prepare(List.of(claim)).get(claim.uid());
                 long prepared = System.nanoTime();
@@ -265,6 +278,9 @@ public final class DraBenchmark {
                 long repeated = System.nanoTime();
                 client.unprepare(List.of(claim));
                 long unprepared = System.nanoTime();
+                resourceClaims.withName(claim.name()).get();
+                long got = System.nanoTime();
+                resourceClaims.withName(claim.name()).delete();
                 if (!result.prepared()) {
                     throw new IllegalStateException("claim " + claim + " was not prepared: " + result.error());
                 }
@@ -272,11 +288,13 @@ public final class DraBenchmark {
                     first[i - PREPARE_WARMUP] = prepared - start;
                     again[i - PREPARE_WARMUP] = repeated - prepared;
                     unprepare[i - PREPARE_WARMUP] = unprepared - repeated;
+                    get[i - PREPARE_WARMUP] = got - unprepared;
                 }
             }
             report.add(PluginBenchmark.row("NodePrepareResources, 1 claim, 1 GPU: new (API GET, CDI spec, checkpoint)", first));
             report.add(PluginBenchmark.row("NodePrepareResources, the same claim again (checkpoint)", again));
             report.add(PluginBenchmark.row("NodeUnprepareResources, 1 claim", unprepare));
+            report.add(PluginBenchmark.row("the API test server's GET of the claim alone (fabric8 client, same JVM)", get));
         }
     }
 
