@@ -20,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -271,11 +270,6 @@ public final class MpsSharing {
         List<String> problems = new ArrayList<>();
         daemons.values().forEach(d -> d.problem().ifPresent(problems::add));
         return problems;
-    }
-
-    /** The claims whose daemon is watched now (by UID). */
-    public synchronized List<String> watched() {
-        return List.copyOf(daemons.keySet());
     }
 
     private WatchedDaemon watched(ClaimRef claim, MpsDaemon daemon) {
