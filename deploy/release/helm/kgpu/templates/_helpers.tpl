@@ -49,7 +49,9 @@ tolerations:
 {{/*
 A container's securityContext: no capabilities, no privilege escalation, a read-only root filesystem and the
 runtime's default seccomp profile. "user" is "nonroot" (uid 65532, the exporter's and discovery's images'
-user) or "root" (uid 0, for host paths that are root's; still without any capability).
+user) or "root" (uid 0, for host paths that are root's; still without any capability). "add", optional,
+lists the only capabilities given back (every caller says why next to it); the API server then refuses
+allowPrivilegeEscalation: false with CAP_SYS_ADMIN, so it is left to its default.
 */}}
 {{- define "kgpu.securityContext" -}}
 {{- if eq .user "root" }}
@@ -60,10 +62,15 @@ runAsUser: 65532
 runAsGroup: 65532
 runAsNonRoot: true
 {{- end }}
+{{- if not .add }}
 allowPrivilegeEscalation: false
+{{- end }}
 readOnlyRootFilesystem: true
 capabilities:
   drop: ["ALL"]
+  {{- with .add }}
+  add: {{ toJson . }}
+  {{- end }}
 seccompProfile:
   type: RuntimeDefault
 {{- end -}}

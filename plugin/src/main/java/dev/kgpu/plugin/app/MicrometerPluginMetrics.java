@@ -14,8 +14,8 @@ import jakarta.inject.Inject;
  * {@code kgpu_plugin_health_transitions_total} (by the new health), with the device plugin
  * {@code kgpu_plugin_registrations_total} and {@code kgpu_plugin_allocations_total} (by resource and result), and with
  * the DRA driver
- * {@code kgpu_plugin_dra_claims_total} (by operation and result) and {@code kgpu_plugin_dra_resourceslice_syncs_total}
- * (by result).
+ * {@code kgpu_plugin_dra_claims_total} (by operation and result), {@code kgpu_plugin_dra_resourceslice_syncs_total}
+ * and {@code kgpu_plugin_dra_mps_daemon_restarts_total} (by result).
  */
 @ApplicationScoped
 public class MicrometerPluginMetrics implements NodeMetrics, DevicePluginMetrics, DraMetrics {
@@ -56,6 +56,15 @@ public class MicrometerPluginMetrics implements NodeMetrics, DevicePluginMetrics
     public void resourceSlicesPublished(boolean success) {
         Counter.builder("kgpu.plugin.dra.resourceslice.syncs")
                 .description("Syncs of the node's ResourceSlices with the devices offered")
+                .tag("result", success ? "success" : "failure")
+                .register(registry)
+                .increment();
+    }
+
+    @Override
+    public void mpsDaemonRestarted(boolean success) {
+        Counter.builder("kgpu.plugin.dra.mps.daemon.restarts")
+                .description("Restarts of MPS claims' control daemons found stopped")
                 .tag("result", success ? "success" : "failure")
                 .register(registry)
                 .increment();

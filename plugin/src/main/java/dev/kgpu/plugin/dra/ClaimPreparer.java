@@ -113,7 +113,7 @@ public final class ClaimPreparer {
     public synchronized List<String> resumeMps() {
         List<String> problems = new ArrayList<>();
         for (PreparedClaim claim : checkpoint.claims()) {
-            mps.resume(claim.claim().uid()).ifPresent(problem -> {
+            mps.resume(claim.claim()).ifPresent(problem -> {
                 LOG.log(System.Logger.Level.ERROR, problem);
                 problems.add(problem);
             });

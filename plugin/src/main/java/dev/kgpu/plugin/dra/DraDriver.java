@@ -1,6 +1,7 @@
 package dev.kgpu.plugin.dra;
 
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.agent.Supervisor;
 import dev.kgpu.plugin.devices.NodeInventory;
 import dev.kgpu.plugin.devices.PhysicalDevice;
 import dev.kgpu.plugin.health.HealthListener;
@@ -40,6 +41,9 @@ import java.util.function.Function;
  *       kubelet's device-manager checkpoint ({@link KubeletDeviceCheckpoint}) while PodResources cannot be reached)
  *       leaves it while held (kgpu removes rather than taints: device taints are beta from Kubernetes 1.36 only, and without
  *       them the API server drops taints and the scheduler would keep picking the device);</li>
+ *   <li>the MPS control daemon of each claim that asks for {@code MPS} ({@link MpsSharing}) is checked every
+ *       {@link DraSettings#mpsCheckInterval} off the node's thread, started again when it stopped, and named in the
+ *       status (not ready) while it does not run;</li>
  *   <li>a registration the kubelet refused is logged with its reason, shown in the status, and tried again with
  *       backoff by serving the registration socket anew;</li>
  *   <li>devices that cannot be read any more empty the pool (nothing new is scheduled here) while prepared claims
@@ -82,6 +86,8 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
     private Retry serveRetry;
     private Retry registerRetry;
     private volatile ClaimPreparer preparer;
+    private volatile MpsSharing mps;
+    private Supervisor.Timer mpsCheck;
     private volatile SlicePublisher publisher;
     private volatile DraKubelet.Endpoint endpoint;
     private volatile Thread podResourcesPoller;
@@ -187,7 +193,7 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
         DraKubelet.Endpoint served = endpoint;
         if (claimPreparer == null || slicePublisher == null) {
             return stopped ? new DraStatus(false, false, false, Optional.empty(), 0, 0, bootIdKnown,
-                    DraStatus.AllocationSource.NONE, false, List.of("stopped")) : DraStatus.STARTING;
+                    DraStatus.AllocationSource.NONE, false, List.of(), List.of("stopped")) : DraStatus.STARTING;
         }
         boolean serving = served != null && served.serving();
         SlicePublisher.Status slicesStatus = slicePublisher.status();
@@ -206,9 +212,12 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
         if (read.problem() != null) {
             problems.add(read.problem());
         }
+        MpsSharing sharing = mps;
+        List<String> mpsProblems = sharing == null ? List.of() : sharing.problems();
         return new DraStatus(serving, registered, slicesStatus.current(),
                 slicesStatus.published().map(ResourceSliceStore.Published::generation), devices.devices().size(),
-                claimPreparer.prepared().size(), bootIdKnown, read.source(), settings.devicePluginBeside(), problems);
+                claimPreparer.prepared().size(), bootIdKnown, read.source(), settings.devicePluginBeside(), mpsProblems,
+                problems);
     }
 
     /** The claims prepared now (for tests and the status). */
@@ -227,13 +236,32 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
         LOG.log(System.Logger.Level.INFO, "DRA driver {0}: {1} claims prepared before ({2}); claim CDI specs in {3}",
                 DraNames.DRIVER, checkpoint.claims().size(), checkpoint.file(), settings.cdiRoot());
         restore(checkpoint.claims());
+        // a claim daemon's restart runs the control program: off the node's thread (it takes the MPS lock)
+        mps = MpsSharing.of(settings, node::computeModes,
+                (delay, task) -> node.after(delay, () -> Thread.ofVirtual().name("dra-mps-restart").start(task)),
+                retries, metrics);
         preparer = new ClaimPreparer(settings.nodeName(), claims, checkpoint, new ClaimSpecs(settings.cdiRoot(), settings.cdi()),
                 () -> devices, uuid -> health.problem(uuid), node.ledger(),
-                new TimeSlicing(node::computeModes, mpsHolder), MpsSharing.of(settings, node::computeModes), node::now, metrics);
+                new TimeSlicing(node::computeModes, mpsHolder), mps, node::now, metrics);
         preparer.resumeMps();
+        scheduleMpsCheck();
         publisher = new SlicePublisher(slices, DraNames.DRIVER, settings.nodeName(), settings.resyncPeriod(), retries, metrics);
         podResourcesPoller = Thread.ofPlatform().name("dra-pod-resources").daemon(true).start(this::pollKubeletAllocations);
         serve();
+    }
+
+    /** Every {@link DraSettings#mpsCheckInterval}, each MPS claim's daemon is checked, off the node's thread. */
+    private void scheduleMpsCheck() {
+        if (stopped) {
+            return;
+        }
+        mpsCheck = node.after(settings.mpsCheckInterval(), () -> Thread.ofVirtual().name("dra-mps-check").start(() -> {
+            try {
+                mps.check();
+            } finally {
+                node.run(this::scheduleMpsCheck);
+            }
+        }));
     }
 
     /** The claims prepared before this start hold their devices in the node's ledger from now on. */
@@ -365,6 +393,9 @@ public final class DraDriver implements FrontEnd<DraSettings>, HealthListener, A
         }
         serveRetry.cancel();
         registerRetry.cancel();
+        if (mpsCheck != null) {
+            mpsCheck.cancel();
+        }
         if (health != null) {
             health.removeListener(this);
         }

@@ -14,6 +14,10 @@ public interface DraMetrics {
     default void claim(String operation, boolean success) {
     }
 
+    /** A claim's MPS control daemon that had stopped was started again ({@code success}), or a restart failed. */
+    default void mpsDaemonRestarted(boolean success) {
+    }
+
     /** The node's ResourceSlices were brought up to date, or an attempt failed. */
     default void resourceSlicesPublished(boolean success) {
     }

@@ -39,6 +39,8 @@ import java.util.Optional;
  *                           which an MPS claim's CDI mounts name; empty when unset (MPS claims are refused)
  * @param mpsControl         the MPS control program ({@code KGPU_MPS_CONTROL}): a name looked up on {@code PATH}, or an
  *                           absolute path
+ * @param mpsCheckInterval   how often each MPS claim's control daemon is checked ({@code KGPU_HEALTH_CHECK_INTERVAL}),
+ *                           and started again when it stopped
  * @param deviceManagerCheckpoint the kubelet's device-manager checkpoint ({@code KGPU_DEVICE_MANAGER_CHECKPOINT}), read
  *                           instead of the PodResources API while that cannot be reached
  * @param devicePluginBeside kgpu's device plugin runs too ({@code KGPU_KUBELET_APIS} lists both): then a node that can
@@ -46,8 +48,8 @@ import java.util.Optional;
  */
 public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory, Path pluginsDirectory, Path procRoot,
                           NvidiaCdiGenerator.Options cdi, Duration resyncPeriod, Path podResourcesSocket, Path mpsRoot,
-                          Optional<Path> mpsHostRoot, String mpsControl, Path deviceManagerCheckpoint,
-                          boolean devicePluginBeside) {
+                          Optional<Path> mpsHostRoot, String mpsControl, Duration mpsCheckInterval,
+                          Path deviceManagerCheckpoint, boolean devicePluginBeside) {
 
     public static final Path DEFAULT_CDI_ROOT = Path.of("/etc/cdi");
     public static final Path DEFAULT_REGISTRAR_DIRECTORY = Path.of("/var/lib/kubelet/plugins_registry");
@@ -103,6 +105,7 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
         Objects.requireNonNull(mpsRoot, "mpsRoot");
         Objects.requireNonNull(mpsHostRoot, "mpsHostRoot");
         Objects.requireNonNull(mpsControl, "mpsControl");
+        Objects.requireNonNull(mpsCheckInterval, "mpsCheckInterval");
         Objects.requireNonNull(deviceManagerCheckpoint, "deviceManagerCheckpoint");
         if (resyncPeriod.isNegative() || resyncPeriod.isZero()) {
             throw new IllegalArgumentException("resyncPeriod was " + resyncPeriod + " but it must be positive");
@@ -132,7 +135,7 @@ public record DraSettings(String nodeName, Path cdiRoot, Path registrarDirectory
                 Path.of(resolved.get(PLUGINS_DIRECTORY)), procRoot, loaded.cdiGenerator(procRoot),
                 resolved.get(RESYNC_PERIOD), Path.of(resolved.get(POD_RESOURCES_SOCKET)), mps.root(),
                 loaded.config().flags().mpsRoot().filter(r -> !r.isBlank()).map(Path::of), mps.control(),
-                Path.of(resolved.get(DEVICE_MANAGER_CHECKPOINT)), devicePluginBeside));
+                mps.checkInterval(), Path.of(resolved.get(DEVICE_MANAGER_CHECKPOINT)), devicePluginBeside));
     }
 
     /** The driver's own folder, {@code <plugins>/gpu.nvidia.com}, shared with no other plugin. */

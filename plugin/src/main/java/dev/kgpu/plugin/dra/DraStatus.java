@@ -20,18 +20,24 @@ import java.util.Optional;
  * @param allocationSource where the node's ledger last learnt what the kubelet's device manager allocated
  * @param allocationSourceRequired kgpu's device plugin runs beside the driver: without a source the node cannot tell
  *                       which GPUs it handed out, and is not ready
- * @param problems       what keeps it from serving everything it should, one line each
+ * @param mpsDaemons     why an MPS claim's control daemon does not run, one line per claim (naming it): the claim's
+ *                       containers have no MPS server meanwhile, so the driver is not ready
+ * @param problems       what keeps it from serving everything it should, one line each (besides {@code mpsDaemons})
  */
 public record DraStatus(boolean serving, boolean registered, boolean slicesCurrent, Optional<Long> generation, int devices,
                         int preparedClaims, boolean bootIdKnown, AllocationSource allocationSource,
-                        boolean allocationSourceRequired, List<String> problems) implements FrontEndStatus {
+                        boolean allocationSourceRequired, List<String> mpsDaemons, List<String> problems)
+        implements FrontEndStatus {
 
     public static final DraStatus STARTING = new DraStatus(false, false, false, Optional.empty(), 0, 0,
-            true, AllocationSource.NONE, false, List.of("the DRA driver has not started"));
+            true, AllocationSource.NONE, false, List.of(), List.of("the DRA driver has not started"));
 
     public DraStatus {
         java.util.Objects.requireNonNull(allocationSource, "allocationSource");
-        problems = List.copyOf(problems);
+        mpsDaemons = List.copyOf(mpsDaemons);
+        List<String> all = new java.util.ArrayList<>(problems);
+        mpsDaemons.stream().filter(p -> !all.contains(p)).forEach(all::add);
+        problems = List.copyOf(all);
     }
 
     /** Where the node learns what the kubelet's device manager allocated, as the health checks name it. */
@@ -68,12 +74,12 @@ public record DraStatus(boolean serving, boolean registered, boolean slicesCurre
 
     /**
      * Readiness: served, registered with the kubelet, the slices published, and, beside kgpu's device plugin, what the
-     * kubelet's device manager allocated read from one of its two sources.
+     * kubelet's device manager allocated read from one of its two sources, and every MPS claim's control daemon running.
      */
     @Override
     public boolean ready() {
         return serving && registered && slicesCurrent
-                && (!allocationSourceRequired || allocationSource != AllocationSource.NONE);
+                && (!allocationSourceRequired || allocationSource != AllocationSource.NONE) && mpsDaemons.isEmpty();
     }
 
     @Override

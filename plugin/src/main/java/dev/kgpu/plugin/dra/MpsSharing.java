@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.dra;
 
+import dev.kgpu.agent.Backoff;
 import dev.kgpu.cdi.CdiSpec;
 import dev.kgpu.plugin.devices.ComputeModes;
 import dev.kgpu.plugin.devices.DeviceSourceException;
@@ -11,6 +12,7 @@ import dev.kgpu.plugin.mps.MpsDaemon;
 import dev.kgpu.plugin.mps.MpsPaths;
 import dev.kgpu.plugin.mps.MpsShare;
 import dev.kgpu.plugin.mps.MpsStartException;
+import dev.kgpu.plugin.mps.WatchedDaemon;
 import dev.kgpu.plugin.node.ClaimRef;
 
 import java.io.IOException;
@@ -18,7 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -43,15 +45,19 @@ import java.util.stream.Collectors;
  *       claim's: its {@code .compute-modes} lists it), no host MPS root to mount from ({@code MPS_ROOT}), no control
  *       program, and whatever the daemon's start refuses ({@code PROHIBITED} mode, NVML refusing the mode).</li>
  * </ul>
- * Unpreparing stops the daemon, gives each GPU its compute mode back and removes the folder.
+ * Unpreparing stops the daemon, gives each GPU its compute mode back and removes the folder. While the claim is
+ * prepared its daemon is watched ({@link WatchedDaemon}, as the device plugin's daemons are): {@link #check} finds one
+ * that stopped, which is started again with backoff from what it was started with, one line each, counted
+ * ({@link DraMetrics#mpsDaemonRestarted}); {@link #problems} names each claim whose daemon does not run meanwhile.
  *
- * <p>Thread-safety: not thread-safe; the {@link ClaimPreparer} calls it under its lock.
+ * <p>Thread-safety: thread-safe; every call and every restart runs under this object's lock (the
+ * {@link ClaimPreparer} calls it under its own lock, and never the other way round).
  */
 public final class MpsSharing {
 
     /** Where a claim's containers find the daemon's pipe folder, as NVIDIA's driver mounts it. */
     public static final String CONTAINER_PIPE = "/tmp/nvidia-mps";
-    static final String CLAIMS = "claims";
+    static final String CLAIMS = MpsPaths.Holder.CLAIMS;
     static final String SETTINGS_FILE = ".claim";
     private static final List<String> MOUNT_OPTIONS = List.of("rw", "nosuid", "nodev", "bind");
     private static final System.Logger LOG = System.getLogger(MpsSharing.class.getName());
@@ -62,7 +68,11 @@ public final class MpsSharing {
     private final String programMissing;
     private final Supplier<ComputeModes> modes;
     private final Optional<String> off;
-    private final Map<String, MpsDaemon> daemons = new HashMap<>();
+    private final WatchedDaemon.Timers timers;
+    private final Backoff.Policy retries;
+    private final DraMetrics metrics;
+    /** Each claim's daemon by claim UID, watched while the claim is prepared. */
+    private final Map<String, WatchedDaemon> daemons = new LinkedHashMap<>();
 
     /**
      * @param paths          the MPS root as this process sees it ({@code KGPU_MPS_CONTAINER_ROOT})
@@ -70,15 +80,22 @@ public final class MpsSharing {
      * @param program        the control program, looked up at each start; empty when it is not there
      * @param programMissing why it is not there, for the refusal
      * @param modes          the GPUs' compute modes (NVML)
+     * @param timers         runs a restart of a stopped daemon after its backoff (on any thread: it takes this lock)
+     * @param retries        the waits between restarts of a daemon
      */
     public MpsSharing(MpsPaths paths, Optional<Path> hostRoot, Supplier<Optional<ControlProgram>> program,
-                      String programMissing, Supplier<ComputeModes> modes) {
-        this(paths, hostRoot, program, programMissing, modes, Optional.empty());
+                      String programMissing, Supplier<ComputeModes> modes, WatchedDaemon.Timers timers,
+                      Backoff.Policy retries, DraMetrics metrics) {
+        this(paths, hostRoot, program, programMissing, modes, Optional.empty(), timers, retries, metrics);
     }
 
     private MpsSharing(MpsPaths paths, Optional<Path> hostRoot, Supplier<Optional<ControlProgram>> program,
-                       String programMissing, Supplier<ComputeModes> modes, Optional<String> off) {
+                       String programMissing, Supplier<ComputeModes> modes, Optional<String> off,
+                       WatchedDaemon.Timers timers, Backoff.Policy retries, DraMetrics metrics) {
         this.off = off;
+        this.timers = Objects.requireNonNull(timers, "timers");
+        this.retries = Objects.requireNonNull(retries, "retries");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.paths = Objects.requireNonNull(paths, "paths");
         this.hostRoot = Objects.requireNonNull(hostRoot, "hostRoot");
         this.program = Objects.requireNonNull(program, "program");
@@ -90,20 +107,22 @@ public final class MpsSharing {
      * The DRA driver's: the MPS root and the host's from {@code settings}, the control program
      * ({@code KGPU_MPS_CONTROL}) looked up on this process's {@code PATH} at each start.
      */
-    public static MpsSharing of(DraSettings settings, Supplier<ComputeModes> modes) {
+    public static MpsSharing of(DraSettings settings, Supplier<ComputeModes> modes, WatchedDaemon.Timers timers,
+                                Backoff.Policy retries, DraMetrics metrics) {
         Optional<String> path = Optional.ofNullable(System.getenv("PATH"));
         String control = settings.mpsControl();
         return new MpsSharing(new MpsPaths(settings.mpsRoot()), settings.mpsHostRoot(),
                 () -> ControlProgram.locate(control, path).map(p -> new ControlProgram(p, ControlProgram.TIMEOUT)),
                 control + " was not found (" + ControlProgram.searched(control, path) + "); MPS needs the driver's compute"
-                        + " utilities in the plugin's container (NVIDIA_DRIVER_CAPABILITIES=compute,utility)", modes);
+                        + " utilities in the plugin's container (NVIDIA_DRIVER_CAPABILITIES=compute,utility)", modes,
+                timers, retries, metrics);
     }
 
     /** For tests and nodes without MPS: every MPS claim is refused with {@code why}. */
     public static MpsSharing unavailable(Path root, String why) {
         return new MpsSharing(new MpsPaths(root), Optional.empty(), Optional::empty, why, () -> {
             throw new DeviceSourceException(why, null);
-        }, Optional.of(why));
+        }, Optional.of(why), (delay, task) -> () -> false, Backoff.Policy.DEFAULT, DraMetrics.NONE);
     }
 
     /** The daemon folder's name under the MPS root of claim {@code uid}. */
@@ -115,7 +134,7 @@ public final class MpsSharing {
      * Starts claim {@code claim}'s daemon for {@code gpus} with {@code config}, or takes over the one a run before this
      * one left for it; the CDI edits its containers need, or why it cannot be done (one line).
      */
-    public Result start(ClaimRef claim, List<DraDevice> gpus, MpsConfig config) {
+    public synchronized Result start(ClaimRef claim, List<DraDevice> gpus, MpsConfig config) {
         String named = gpus.stream().map(d -> d.name() + " (" + d.uuid() + ")").collect(Collectors.joining(", "));
         String refused = "sharing strategy MPS cannot be applied to " + named + ": ";
         Optional<DraDevice> mig = gpus.stream().filter(d -> !(d.device() instanceof Gpu)).findFirst();
@@ -138,10 +157,10 @@ public final class MpsSharing {
                     + " set, so the claim's containers cannot be given the daemon's pipe folder");
         }
         for (DraDevice gpu : gpus) {
-            Optional<String> holder = paths.resourceHolding(gpu.uuid()).filter(h -> !h.equals(name(claim.uid())));
+            Optional<MpsPaths.Holder> holder = paths.holding(gpu.uuid()).filter(h -> !h.name().equals(name(claim.uid())));
             if (holder.isPresent()) {
                 return new Result.Refused(refused + "GPU " + gpu.name() + " is held by the MPS control daemon of "
-                        + holder.get() + "; one GPU serves one MPS daemon");
+                        + holder.get().describe() + "; one GPU serves one MPS daemon");
             }
         }
         Optional<ControlProgram> control = program.get();
@@ -166,7 +185,7 @@ public final class MpsSharing {
             remove(daemon);
             return new Result.Refused(refused + e.getMessage());
         }
-        daemons.put(claim.uid(), daemon);
+        daemons.put(claim.uid(), watched(claim, daemon));
         LOG.log(System.Logger.Level.INFO, "started the MPS control daemon of claim {0}: {1}", claim, daemon.describe());
         return new Result.Started(edits(claim.uid()).orElseThrow());
     }
@@ -183,7 +202,7 @@ public final class MpsSharing {
     }
 
     /** The CDI edits of claim {@code uid}'s daemon, when it has one (its folder is there) and the host root is known. */
-    public Optional<CdiSpec.ContainerEdits> edits(String uid) {
+    public synchronized Optional<CdiSpec.ContainerEdits> edits(String uid) {
         if (hostRoot.isEmpty() || !Files.isDirectory(paths.resource(name(uid)))) {
             return Optional.empty();
         }
@@ -196,9 +215,11 @@ public final class MpsSharing {
     /**
      * After a restart: the daemon of claim {@code uid}, which the checkpoint holds, runs again, taken over when it still
      * answers or started again with the GPUs and limits its folder records. Nothing when the claim has no daemon folder;
-     * why it cannot run otherwise.
+     * why it cannot run otherwise (then it is watched all the same: started again with backoff, and named by
+     * {@link #problems} meanwhile).
      */
-    public Optional<String> resume(String uid) {
+    public synchronized Optional<String> resume(ClaimRef claim) {
+        String uid = claim.uid();
         if (daemons.containsKey(uid)) {
             return Optional.empty();
         }
@@ -208,31 +229,84 @@ public final class MpsSharing {
         }
         Optional<ControlProgram> control = program.get();
         if (control.isEmpty()) {
-            return Optional.of("the MPS control daemon of claim " + uid + " cannot be started again: " + programMissing);
+            String problem = "the MPS control daemon of claim " + claim + " cannot be started again: " + programMissing;
+            WatchedDaemon watched = watched(claim, daemon(share.get(), noProgram()));
+            watched.mps().adopt(); // the modes its folder records, given back at unprepare even if it never runs
+            watched.startAgainLater(programMissing);
+            daemons.put(uid, watched);
+            return Optional.of(problem);
         }
         MpsDaemon daemon = daemon(share.get(), control.get());
         try {
             if (daemon.adopt()) {
-                LOG.log(System.Logger.Level.INFO, "took over the MPS control daemon of claim {0}: {1}", uid, daemon.describe());
+                LOG.log(System.Logger.Level.INFO, "took over the MPS control daemon of claim {0}: {1}", claim, daemon.describe());
             } else {
                 daemon.start();
                 LOG.log(System.Logger.Level.WARNING, "the MPS control daemon of claim {0} was gone; started it again: {1}",
-                        uid, daemon.describe());
+                        claim, daemon.describe());
             }
         } catch (MpsStartException | DeviceSourceException e) {
-            return Optional.of("the MPS control daemon of claim " + uid + " cannot be started again: " + e.getMessage());
+            String problem = "the MPS control daemon of claim " + claim + " cannot be started again: " + e.getMessage();
+            WatchedDaemon watched = watched(claim, daemon(share.get(), control.get()));
+            watched.mps().adopt();
+            watched.startAgainLater(e.getMessage());
+            daemons.put(uid, watched);
+            return Optional.of(problem);
         }
-        daemons.put(uid, daemon);
+        daemons.put(uid, watched(claim, daemon));
         return Optional.empty();
+    }
+
+    /**
+     * Checks every claim's daemon: one that stopped is logged and started again with backoff ({@link WatchedDaemon}).
+     * Runs the control program once per daemon, so not on a thread that must not wait.
+     */
+    public synchronized void check() {
+        new ArrayList<>(daemons.values()).forEach(WatchedDaemon::check);
+    }
+
+    /** Why a claim's daemon does not run now, one line per claim (naming it); empty when all run. */
+    public synchronized List<String> problems() {
+        List<String> problems = new ArrayList<>();
+        daemons.values().forEach(d -> d.problem().ifPresent(problems::add));
+        return problems;
+    }
+
+    private WatchedDaemon watched(ClaimRef claim, MpsDaemon daemon) {
+        return new WatchedDaemon("claim " + claim, daemon, () -> program.get().orElseThrow(() -> new MpsStartException(
+                programMissing)), retries, (delay, task) -> timers.after(delay, () -> {
+                    synchronized (this) {
+                        task.run();
+                    }
+                }), new WatchedDaemon.Listener() {
+                    @Override
+                    public void restartFailed(String why) {
+                        metrics.mpsDaemonRestarted(false);
+                    }
+
+                    @Override
+                    public void restarted() {
+                        metrics.mpsDaemonRestarted(true);
+                    }
+                });
+    }
+
+    private ControlProgram noProgram() {
+        // one that cannot run: the daemon is not reached, the modes are still given back
+        return new ControlProgram(paths.root().resolve(".no-control-program"), ControlProgram.TIMEOUT);
     }
 
     /**
      * Stops claim {@code uid}'s daemon, gives its GPUs their modes back and removes its folder; nothing when it has none
      * (found by its folder too, after a restart).
      */
-    public void stop(String uid) {
-        MpsDaemon daemon = daemons.remove(uid);
-        if (daemon == null) {
+    public synchronized void stop(String uid) {
+        WatchedDaemon watched = daemons.remove(uid);
+        MpsDaemon daemon;
+        if (watched != null) {
+            watched.stopWatching();
+            daemon = watched.mps();
+        } else {
             Optional<MpsShare> share = readSettings(uid);
             if (share.isEmpty()) {
                 MpsDaemon.deleteTree(paths.resource(name(uid)));
@@ -243,9 +317,7 @@ public final class MpsSharing {
                 LOG.log(System.Logger.Level.WARNING, "the MPS control daemon of claim {0} cannot be told to quit: {1};"
                         + " giving its GPUs their compute modes back", uid, programMissing);
             }
-            // without the program, one that cannot run: the daemon is not reached, the modes are still given back
-            daemon = daemon(share.get(), control.orElseGet(() -> new ControlProgram(paths.root().resolve(".no-control-program"),
-                    ControlProgram.TIMEOUT)));
+            daemon = daemon(share.get(), control.orElseGet(this::noProgram));
             daemon.adopt();
         }
         remove(daemon);

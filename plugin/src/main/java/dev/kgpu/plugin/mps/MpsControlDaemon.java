@@ -380,7 +380,8 @@ public final class MpsControlDaemon implements Supervisor.Handler<MpsDaemonSetti
             if (daemon.running()) {
                 running.put(daemon.share.resource(), daemon.mps.pid().orElse(-1));
             } else {
-                down.add("the MPS control daemon of " + daemon.share.resource() + " is not running");
+                down.add(daemon.watch.problem()
+                        .orElse("the MPS control daemon of " + daemon.share.resource() + " is not running"));
             }
         }
         Optional<String> why = Optional.ofNullable(problem).or(() -> down.isEmpty() ? Optional.empty()
@@ -388,20 +389,19 @@ public final class MpsControlDaemon implements Supervisor.Handler<MpsDaemonSetti
         status = new Status(problem == null && !daemons.isEmpty() && down.isEmpty(), running, why);
     }
 
-    /** One resource's daemon ({@link MpsDaemon}) and its restarts. */
-    private final class Daemon {
+    /** One resource's daemon ({@link MpsDaemon}), watched and restarted ({@link WatchedDaemon}). */
+    private final class Daemon implements WatchedDaemon.Listener {
         final MpsShare share;
         final MpsPaths paths;
         final MpsDaemon mps;
-        final Backoff restarts = new Backoff(retries);
-        Supervisor.Timer restart;
-        final OncePerCause restartFailure;
+        final WatchedDaemon watch;
 
         Daemon(MpsShare share, MpsPaths paths, ControlProgram program) {
             this.share = share;
             this.paths = paths;
             this.mps = new MpsDaemon(share, paths, program, MpsControlDaemon.this::computeModes, Map.of());
-            this.restartFailure = new OncePerCause(LOG, "the MPS control daemon of " + share.resource() + " runs again");
+            this.watch = new WatchedDaemon(share.resource(), mps, MpsControlDaemon.this::program, retries,
+                    control::after, this);
         }
 
         boolean running() {
@@ -414,48 +414,28 @@ public final class MpsControlDaemon implements Supervisor.Handler<MpsDaemonSetti
 
         /** Still running and answering? If not: logged once, started again with backoff. */
         void check() {
-            Optional<String> dead = mps.check();
-            if (dead.isEmpty()) {
-                return;
-            }
+            watch.check();
+        }
+
+        @Override
+        public void stopped(String why) {
             removeReady(paths); // the node's daemons are not all there: the plugins withdraw this resource
-            LOG.log(System.Logger.Level.WARNING, "the MPS control daemon of {0} stopped ({1}); starting it again with backoff",
-                    share.resource(), dead.get());
-            scheduleRestart();
         }
 
-        void scheduleRestart() {
-            cancel(restart);
-            restart = control.after(restarts.next(), () -> {
-                restart = null;
-                restartNow();
-            });
-        }
-
-        void restartNow() {
-            try {
-                mps.restart(program());
-                if (daemons.stream().allMatch(Daemon::running)) {
+        @Override
+        public void restarted() {
+            if (daemons.stream().allMatch(Daemon::running)) {
+                try {
                     MpsDaemon.write(paths.ready());
+                } catch (MpsStartException e) {
+                    LOG.log(System.Logger.Level.ERROR, "{0}", e.getMessage());
                 }
-            } catch (MpsStartException | DeviceSourceException e) {
-                restartFailure.occurred(System.Logger.Level.ERROR, e.getMessage(),
-                        "the MPS control daemon of {0} cannot start again: {1} (retrying with backoff)",
-                        share.resource(), e.getMessage());
-                scheduleRestart();
-                return;
-            }
-            restarts.reset();
-            if (!restartFailure.cleared()) {
-                LOG.log(System.Logger.Level.INFO, "the MPS control daemon of {0} runs again (pid {1})", share.resource(),
-                        mps.pid().isPresent() ? Long.toString(mps.pid().getAsLong()) : "unknown");
             }
         }
 
         /** Stops it as NVIDIA does, and gives each GPU its mode back. */
         void stop() {
-            cancel(restart);
-            restart = null;
+            watch.stopWatching();
             mps.stop();
         }
     }

@@ -95,8 +95,12 @@ public final class MpsDaemon {
         return running;
     }
 
-    /** Its folders, compute modes noted and set, the daemon launched with its limits; undone when a step fails. */
+    /**
+     * Its folders, compute modes noted and set, the daemon launched with its limits; undone when a step fails. Refused
+     * before anything is done when another MPS daemon holds one of its GPUs ({@link #refuseHeldGpus}).
+     */
     public void start() {
+        refuseHeldGpus();
         try {
             Files.createDirectories(pipe);
             Files.createDirectories(log);
@@ -113,6 +117,12 @@ public final class MpsDaemon {
             stop();
             throw e;
         }
+    }
+
+    /** {@link #start()} with {@code newProgram}, for a start tried again later. */
+    public void start(ControlProgram newProgram) {
+        program = Objects.requireNonNull(newProgram, "newProgram");
+        start();
     }
 
     /** Whether a daemon answers on its pipe folder now (one a run before this one left, say). */
@@ -155,6 +165,23 @@ public final class MpsDaemon {
         }
         if (left.isEmpty()) {
             writeComputeModes();
+        }
+    }
+
+    /**
+     * One GPU serves one MPS daemon: when another daemon holds one of this one's GPUs (its {@code .compute-modes} lists
+     * it, {@link MpsPaths#holding}), e.g. a claim's daemon the DRA driver started, or the device plugin's, this one does
+     * not start, rather than take the GPU from under that daemon's clients. One line names the GPU and the holder.
+     */
+    void refuseHeldGpus() {
+        for (MpsShare.GpuShare gpu : share.gpus()) {
+            Optional<MpsPaths.Holder> holder = paths.holding(gpu.uuid()).filter(h -> !h.name().equals(share.resource()));
+            if (holder.isPresent()) {
+                throw new MpsStartException("GPU " + gpu.index() + " (" + gpu.uuid() + ") of " + share.resource()
+                        + " is held by the MPS control daemon of " + holder.get().describe() + " ("
+                        + paths.computeModes(holder.get().name()) + " lists it); one GPU serves one MPS daemon, so the"
+                        + " daemon of " + share.resource() + " starts once that one has given the GPU back");
+            }
         }
     }
 
@@ -253,6 +280,7 @@ public final class MpsDaemon {
                 DaemonProcess.kill(pid.getAsLong(), MpsControlDaemon.STOP_WAIT);
             }
             pid = OptionalLong.empty();
+            refuseHeldGpus();
             stopLeftover();
             setExclusive();
             launch();

@@ -78,6 +78,15 @@ public record MpsPaths(Path root) {
      * that cannot be read counts as holding nothing.
      */
     public Optional<String> resourceHolding(String gpuUuid) {
+        return holding(gpuUuid).map(Holder::name);
+    }
+
+    /**
+     * The daemon that holds GPU {@code gpuUuid} now, as {@link #resourceHolding} finds it: a resource's (the device
+     * plugin's) or a claim's (the DRA driver's, {@code claims/<claim UID>}). The one reading of {@code .compute-modes}
+     * both kinds of daemon use to leave each other's GPUs alone.
+     */
+    public Optional<Holder> holding(String gpuUuid) {
         if (!Files.isDirectory(root)) {
             return Optional.empty();
         }
@@ -85,9 +94,33 @@ public record MpsPaths(Path root) {
         try (Stream<Path> files = Files.find(root, 3, (file, attributes) -> attributes.isRegularFile()
                 && file.getFileName().toString().equals(COMPUTE_MODES))) {
             return files.filter(file -> lists(file, gpuUuid)).findFirst()
-                    .map(file -> root.relativize(file.getParent()).toString());
+                    .map(file -> new Holder(root.relativize(file.getParent()).toString()));
         } catch (IOException | UncheckedIOException e) {
             return Optional.empty();
+        }
+    }
+
+    /**
+     * A daemon's folder under the root: a resource's ({@code nvidia.com/gpu}) or a claim's ({@code claims/<UID>}).
+     *
+     * @param name the folder, relative to the root
+     */
+    public record Holder(String name) {
+        /** The folder of claims' daemons under the root. */
+        public static final String CLAIMS = "claims";
+
+        public Holder {
+            Objects.requireNonNull(name, "name");
+        }
+
+        /** The claim's UID when it is a claim's daemon. */
+        public Optional<String> claimUid() {
+            return name.startsWith(CLAIMS + "/") ? Optional.of(name.substring(CLAIMS.length() + 1)) : Optional.empty();
+        }
+
+        /** {@code claim <UID>}, or the resource's name. */
+        public String describe() {
+            return claimUid().map(uid -> "claim " + uid).orElse(name);
         }
     }
 

@@ -19,7 +19,7 @@ class PluginHealthChecksTest {
     static final String NEITHER = "cannot read what the kubelet's device manager allocated: ...";
 
     static NodeStatus node(AllocationSource source, boolean devicePluginBeside, List<String> problems) {
-        DraStatus dra = new DraStatus(true, true, true, Optional.of(3L), 8, 0, true, source, devicePluginBeside, problems);
+        DraStatus dra = new DraStatus(true, true, true, Optional.of(3L), 8, 0, true, source, devicePluginBeside, List.of(), problems);
         return new NodeStatus(true, true, List.of(), List.of(dra));
     }
 

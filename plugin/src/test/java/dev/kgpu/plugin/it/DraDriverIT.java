@@ -710,6 +710,63 @@ class DraDriverIT {
         }
     }
 
+    @Test
+    void anMpsClaimsDaemonThatStopsIsStartedAgainWhileTheDriverRunsAndNamedInTheStatusWhileItCannotBe() throws IOException {
+        Path root = driverRoot("dgx-h100");
+        Path mpsRoot = dir.resolve("mps");
+        Path control = dir.resolve("bin/" + ControlProgram.NAME);
+        Files.createDirectories(control.getParent());
+        Files.copy(MockMpsDaemon.fake(), control, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+        ResourceClaim created = createClaim("ml", "watched", "gpu-4", Map.of("strategy", "MPS", "mpsConfig",
+                Map.of("defaultActiveThreadPercentage", 30)));
+        String uid = created.getMetadata().getUid();
+        DraClaim claim = new DraClaim("ml", "watched", uid);
+        Path folder = mpsRoot.resolve("claims/" + uid);
+        ControlProgram client = new ControlProgram(MockMpsDaemon.fake(), ControlProgram.TIMEOUT);
+        try (MockNvmlPlugin plugin = withMps(withDriverRoot(plugin("dgx-h100"), root), mpsRoot)
+                .env("KGPU_MPS_CONTROL", control.toString()).env("KGPU_HEALTH_CHECK_INTERVAL", "1s").start()) {
+            DraPluginClient kubelet = plugin.draClient();
+            assertThat(kubelet.prepare(List.of(claim)).get(uid).error()).isEmpty();
+            long first = pid(folder);
+
+            ProcessHandle.of(first).orElseThrow().destroyForcibly();
+
+            Await.until(() -> plugin.frontEndCounts.mpsDaemonRestarts.get() == 1 && plugin.dra.status().mpsDaemons().isEmpty(),
+                    WAIT, "the claim's daemon started again; last " + plugin.dra.status());
+            assertThat(pid(folder)).isNotEqualTo(first);
+            assertThat(ask(client, folder, "get_default_active_thread_percentage")).as("with the claim's settings")
+                    .isEqualTo("30.0");
+
+            // it stops again, and cannot be started again: the status names the claim, the driver is not ready
+            Files.delete(control);
+            long second = pid(folder);
+            ProcessHandle.of(second).orElseThrow().destroyForcibly();
+
+            String problem = Await.value(() -> plugin.dra.status().mpsDaemons().stream()
+                    .filter(p -> p.contains("cannot start again")).findFirst().orElse(null), "the claim named");
+            assertThat(problem).startsWith("the MPS control daemon of claim ml/watched (" + uid + ") cannot start again: " + control
+                    + " was not found");
+            assertThat(plugin.dra.status().problems()).contains(problem);
+            assertThat(plugin.dra.status().ready()).isFalse();
+            assertThat(plugin.frontEndCounts.mpsDaemonRestartFailures.get()).isPositive();
+
+            // the program is back: the next try starts it, and the claim is unprepared as usual
+            Files.copy(MockMpsDaemon.fake(), control, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+            Await.until(() -> plugin.frontEndCounts.mpsDaemonRestarts.get() == 2 && plugin.dra.status().mpsDaemons().isEmpty(),
+                    WAIT, "the claim's daemon running again; last " + plugin.dra.status());
+            assertThat(ask(client, folder, "get_default_active_thread_percentage")).isEqualTo("30.0");
+            long third = pid(folder);
+
+            assertThat(kubelet.unprepare(List.of(claim))).containsExactly(Map.entry(uid, Optional.empty()));
+            Await.until(() -> ProcessHandle.of(third).map(p -> !p.isAlive()).orElse(true), WAIT, "the daemon stopped");
+            assertThat(folder).doesNotExist();
+        }
+    }
+
+    static long pid(Path claimFolder) throws IOException {
+        return Long.parseLong(Files.readString(claimFolder.resolve("pipe/nvidia-cuda-mps-control.pid")).strip());
+    }
+
     static MockNvmlPlugin.Builder withMps(MockNvmlPlugin.Builder builder, Path mpsRoot) {
         return builder.env("KGPU_MPS_CONTAINER_ROOT", mpsRoot.toString()).env("MPS_ROOT", mpsRoot.toString())
                 .env("KGPU_MPS_CONTROL", MockMpsDaemon.fake().toString());

@@ -157,6 +157,37 @@ class MpsControlDaemonIT {
     }
 
     @Test
+    void aGpuAClaimsDaemonHoldsIsNotTakenFromTheClaimAndTheDaemonStartsOnceTheClaimGaveItBack() throws Exception {
+        List<String> gpus = uuids(useProfile("rtx3060"));
+        // the DRA driver's daemon of a claim holds the GPU: its .compute-modes lists it, and it set EXCLUSIVE_PROCESS
+        Path claim = dir.resolve("mps/claims/0b5c7e4e-claim");
+        Files.createDirectories(claim);
+        Files.writeString(claim.resolve(".compute-modes"), gpus.getFirst() + " DEFAULT\n");
+        try (MockMpsDaemon agent = MockMpsDaemon.start(dir, mps(4, false))) {
+            agent.setComputeMode(gpus.getFirst(), Mode.EXCLUSIVE_PROCESS);
+
+            String problem = Await.value(() -> agent.daemon.status().problem().filter(p -> p.contains("held by"))
+                    .orElse(null), "the claim's GPU refused");
+
+            assertThat(problem).isEqualTo("GPU 0 (" + gpus.getFirst() + ") of nvidia.com/gpu is held by the MPS control"
+                    + " daemon of claim 0b5c7e4e-claim (" + claim.resolve(".compute-modes") + " lists it); one GPU serves one"
+                    + " MPS daemon, so the daemon of nvidia.com/gpu starts once that one has given the GPU back");
+            assertThat(agent.daemon.status().ready()).isFalse();
+            assertThat(agent.paths().ready()).doesNotExist();
+            assertThat(agent.paths().computeModes(GPU)).as("the claim's GPU not noted as this daemon's").doesNotExist();
+            assertThat(agent.ask(GPU, "get_default_active_thread_percentage").succeeded()).as("no daemon").isFalse();
+
+            // the claim is unprepared: its daemon gives the mode back and its folder goes
+            agent.setComputeMode(gpus.getFirst(), Mode.DEFAULT);
+            Files.delete(claim.resolve(".compute-modes"));
+
+            agent.awaitReady();
+            assertThat(agent.ask(GPU, "get_default_active_thread_percentage").output()).isEqualTo("25.0");
+            assertThat(agent.computeMode(gpus.getFirst())).isEqualTo(Mode.EXCLUSIVE_PROCESS);
+        }
+    }
+
+    @Test
     void aMissingControlProgramIsOneLineAndStartsNothing() {
         List<String> gpus = uuids(useProfile("dgx-a100"));
         try (MockMpsDaemon agent = MockMpsDaemon.start(dir, mps(10, false),

@@ -13,8 +13,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The MPS control daemon is a component of its own beside the device plugin and the DRA driver: it may use the node's
  * shared pieces (node, devices, nvml, config) but no front-end nor the wiring, and the node knows nothing of it. The DRA
- * driver runs one daemon per MPS claim with the package's one-daemon pieces ({@code MpsDaemon}, {@code MpsPaths},
- * {@code MpsShare}, {@code ControlProgram}, {@code MpsStartException}, {@code MpsSettings}), never the agent itself.
+ * driver runs one daemon per MPS claim with the package's one-daemon pieces ({@code MpsDaemon}, {@code WatchedDaemon},
+ * {@code MpsPaths}, {@code MpsShare}, {@code ControlProgram}, {@code MpsStartException}, {@code MpsSettings}), never the
+ * agent itself.
  */
 class MpsLayeringTest {
 
@@ -40,7 +41,7 @@ class MpsLayeringTest {
                 .noneMatch(l -> l.contains("dev.kgpu.plugin.deviceplugin") || l.contains("dev.kgpu.plugin.dra")
                         || l.contains("dev.kgpu.plugin.app"));
         assertThat(imports(SOURCES.resolve("node"))).noneMatch(l -> l.contains("dev.kgpu.plugin.mps"));
-        List<String> daemonPieces = List.of("MpsDaemon;", "MpsPaths;", "MpsShare;", "ControlProgram;",
+        List<String> daemonPieces = List.of("MpsDaemon;", "WatchedDaemon;", "MpsPaths;", "MpsShare;", "ControlProgram;",
                 "MpsStartException;", "MpsSettings;");
         assertThat(imports(SOURCES.resolve("dra"))).filteredOn(l -> l.contains("dev.kgpu.plugin.mps"))
                 .allMatch(l -> daemonPieces.stream().anyMatch(l::endsWith), "imports one of " + daemonPieces);

@@ -103,7 +103,7 @@ public final class MockNvmlPlugin implements AutoCloseable {
         this.kubelet = builder.startKubelet ? KubeletSimulator.start(dir) : null;
         String[] args = builder.flags.toArray(String[]::new);
         PluginSettings settings = PluginSettings.load(args, env::get);
-        List<FrontEnd.Binding<PluginSettings, ?>> frontEnds = PluginAdapters.frontEnds(settings, FRONT_END_METRICS,
+        List<FrontEnd.Binding<PluginSettings, ?>> frontEnds = PluginAdapters.frontEnds(settings, frontEndCounts,
                 () -> builder.api.client(), RETRIES);
         this.devicePlugin = frontEnd(frontEnds, DevicePluginFrontEnd.class);
         this.dra = frontEnd(frontEnds, DraDriver.class);
@@ -117,10 +117,17 @@ public final class MockNvmlPlugin implements AutoCloseable {
                 .start(settings);
     }
 
-    /** The front-ends count nothing here; the node's counts go to the builder's {@link Builder#metrics}. */
-    private static final Metrics FRONT_END_METRICS = new Metrics();
+    /** What the front-ends count here: the restarts of MPS claims' daemons; the node's go to {@link Builder#metrics}. */
+    public final FrontEndCounts frontEndCounts = new FrontEndCounts();
 
-    private static final class Metrics implements DevicePluginMetrics, DraMetrics {
+    public static final class FrontEndCounts implements DevicePluginMetrics, DraMetrics {
+        public final java.util.concurrent.atomic.AtomicInteger mpsDaemonRestarts = new java.util.concurrent.atomic.AtomicInteger();
+        public final java.util.concurrent.atomic.AtomicInteger mpsDaemonRestartFailures = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public void mpsDaemonRestarted(boolean success) {
+            (success ? mpsDaemonRestarts : mpsDaemonRestartFailures).incrementAndGet();
+        }
     }
 
     private static <F> F frontEnd(List<FrontEnd.Binding<PluginSettings, ?>> frontEnds, Class<F> type) {

@@ -29,6 +29,7 @@ import java.security.cert.X509Certificate;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -56,7 +57,12 @@ class ChartTest {
      * A set of values and what it must render: the containers that may be privileged, the host paths written,
      * the containers run as a non-root user.
      */
-    record Scenario(String description, String values, Set<String> privileged, Set<String> writable, Set<String> nonRoot) {
+    record Scenario(String description, String values, Set<String> privileged, Set<String> writable, Set<String> nonRoot,
+                    Map<String, Set<String>> added) {
+        Scenario(String description, String values, Set<String> privileged, Set<String> writable, Set<String> nonRoot) {
+            this(description, values, privileged, writable, nonRoot, Map.of());
+        }
+
         @Override
         public String toString() {
             return description;
@@ -81,6 +87,9 @@ class ChartTest {
     // the DRA driver's sockets (registration, service, checkpoint) and each claim's CDI spec
     private static final Set<String> DRA_WRITES = Set.of("kgpu-plugin/plugin:/var/lib/kubelet/plugins_registry",
             "kgpu-plugin/plugin:/var/lib/kubelet/plugins/gpu.nvidia.com", "kgpu-plugin/plugin:/var/run/cdi");
+    // draDriver.mps: each MPS claim's daemon folder, and the right to set its GPUs' compute mode
+    private static final Set<String> MPS_CLAIM_WRITES = Set.of("kgpu-plugin/plugin:/mps");
+    private static final Map<String, Set<String>> MPS_CLAIM_CAPABILITIES = Map.of("kgpu-plugin/plugin", Set.of("SYS_ADMIN"));
 
     static Stream<Scenario> scenarios() {
         return Stream.of(
@@ -154,7 +163,15 @@ class ChartTest {
                         DRIVER_VALIDATION, WRITES, Set.of("kgpu-discovery/discovery")),
                 new Scenario("the DRA driver alone", "{devicePlugin: {enabled: false}, draDriver: {enabled: true},"
                         + " gfd: {enabled: false}, dcgmExporter: {enabled: false}, validator: {enabled: false}}",
-                        Set.of(), DRA_WRITES, Set.of()));
+                        Set.of(), DRA_WRITES, Set.of()),
+                new Scenario("MPS claims beside the device plugin", "{draDriver: {enabled: true, mps: {enabled: true}}}",
+                        DRIVER_VALIDATION, union(union(WRITES, DRA_WRITES), MPS_CLAIM_WRITES), Set.of("kgpu-discovery/discovery"),
+                        MPS_CLAIM_CAPABILITIES),
+                new Scenario("MPS claims with the DRA driver alone", "{devicePlugin: {enabled: false}, draDriver: {enabled: true,"
+                        + " mps: {enabled: true}}, gfd: {enabled: false}, dcgmExporter: {enabled: false}, validator: {enabled: false}}",
+                        Set.of(), union(DRA_WRITES, MPS_CLAIM_WRITES), Set.of(), MPS_CLAIM_CAPABILITIES),
+                new Scenario("MPS claims without the DRA driver change nothing", "{draDriver: {mps: {enabled: true}}}",
+                        DRIVER_VALIDATION, WRITES, Set.of("kgpu-discovery/discovery")));
     }
 
     @Test
@@ -175,7 +192,8 @@ class ChartTest {
     void rendersObjectsTheApiServerAccepts(Scenario scenario) throws IOException {
         List<HasMetadata> objects = render(scenario.values());
 
-        assertThat(Manifests.problems(objects, new Hardening(scenario.privileged(), scenario.writable(), scenario.nonRoot())))
+        assertThat(Manifests.problems(objects, new Hardening(scenario.privileged(), scenario.writable(), scenario.nonRoot(),
+                scenario.added())))
                 .as(scenario.description()).isEmpty();
     }
 
@@ -294,6 +312,48 @@ class ChartTest {
         assertThat(env(alone, "KGPU_KUBELET_APIS")).contains("dra");
         assertThat(mountPaths(alone, "kgpu-plugin", "plugin")).doesNotContain("/var/lib/kubelet/device-plugins");
         assertThat(alone).noneMatch(o -> o instanceof DeviceClass || o instanceof ValidatingAdmissionPolicy);
+    }
+
+    @Test
+    void mpsClaimsGetTheMpsRootReadWriteAndTheRightToSetComputeModesOnlyWhenAskedFor() throws IOException {
+        // off (the default): beside the device plugin the MPS root read-only; alone, no MPS root, no MPS_ROOT, no compute
+        Container beside = plugin(render("{draDriver: {enabled: true}}"));
+        assertThat(beside.getVolumeMounts()).filteredOn(m -> m.getMountPath().equals("/mps")).singleElement()
+                .satisfies(m -> assertThat(m.getReadOnly()).isTrue());
+        assertThat(beside.getSecurityContext().getCapabilities().getAdd()).isEmpty();
+        assertThat(beside.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        Container alone = plugin(render("{devicePlugin: {enabled: false}, draDriver: {enabled: true}}"));
+        assertThat(alone.getVolumeMounts()).noneMatch(m -> m.getMountPath().equals("/mps"));
+        assertThat(alone.getEnv()).extracting(e -> e.getName() + "=" + e.getValue())
+                .contains("NVIDIA_DRIVER_CAPABILITIES=utility").noneMatch(e -> e.startsWith("MPS_ROOT="));
+
+        for (String values : List.of("{draDriver: {enabled: true, mps: {enabled: true}}, mps: {root: /var/run/mps}}",
+                "{devicePlugin: {enabled: false}, draDriver: {enabled: true, mps: {enabled: true}}, mps: {root: /var/run/mps}}")) {
+            List<HasMetadata> objects = render(values);
+            Container on = plugin(objects);
+            assertThat(on.getVolumeMounts()).as(values).filteredOn(m -> m.getMountPath().equals("/mps")).singleElement()
+                    .satisfies(m -> assertThat(m.getReadOnly()).isNotEqualTo(Boolean.TRUE));
+            assertThat(daemonSet(objects, "kgpu-plugin").getSpec().getTemplate().getSpec().getVolumes())
+                    .filteredOn(v -> v.getName().equals("mps-root")).singleElement()
+                    .satisfies(v -> assertThat(v.getHostPath().getPath()).isEqualTo("/var/run/mps"));
+            // the CDI mounts name the host folder; the control program needs the driver's compute utilities
+            assertThat(on.getEnv()).as(values).extracting(e -> e.getName() + "=" + e.getValue())
+                    .contains("MPS_ROOT=/var/run/mps", "NVIDIA_DRIVER_CAPABILITIES=compute,utility");
+            // CAP_SYS_ADMIN alone (the NVIDIA driver's administrator test for a compute mode), as root, not privileged
+            assertThat(on.getSecurityContext().getPrivileged()).isNotEqualTo(Boolean.TRUE);
+            assertThat(on.getSecurityContext().getRunAsUser()).isZero();
+            assertThat(on.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+            assertThat(on.getSecurityContext().getCapabilities().getAdd()).containsExactly("SYS_ADMIN");
+            assertThat(on.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        }
+        // passDeviceSpecs makes the container privileged anyway: nothing to add
+        Container privileged = plugin(render("{passDeviceSpecs: true, draDriver: {enabled: true, mps: {enabled: true}}}"));
+        assertThat(privileged.getSecurityContext().getPrivileged()).isTrue();
+        assertThat(privileged.getSecurityContext().getCapabilities()).isNull();
+    }
+
+    private static Container plugin(List<HasMetadata> objects) {
+        return daemonSet(objects, "kgpu-plugin").getSpec().getTemplate().getSpec().getContainers().getFirst();
     }
 
     @Test

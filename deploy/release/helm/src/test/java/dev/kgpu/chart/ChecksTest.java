@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -86,6 +87,21 @@ class ChecksTest {
                 .singleElement().asString().contains("Bidirectional, which the API server allows only in privileged containers");
         assertThat(ApiServerRules.problems(daemonSet("metrics", "", "readOnly: true")))
                 .singleElement().asString().contains("names port 'metrics', which the container does not declare");
+    }
+
+    @Test
+    void allowsAnAddedCapabilityOnlyWhereExceptedAndExactlyTheOneExcepted() {
+        String sysAdmin = DAEMON_SET.formatted("http", "", "readOnly: true")
+                .replace("allowPrivilegeEscalation: false", "allowPrivilegeEscalation: true").replace("{drop: [ALL]}", "{drop: [ALL], add: [SYS_ADMIN]}");
+        List<HasMetadata> objects = Manifests.read(sysAdmin, "test");
+        assertThat(NOTHING_SPECIAL.problems(objects)).containsExactlyInAnyOrder(
+                "agent/agent: allowPrivilegeEscalation is not false",
+                "agent/agent: capabilities are not dropped (drop [ALL], add nothing)");
+        assertThat(new Hardening(Set.of(), Set.of(), Set.of(), Map.of("agent/agent", Set.of("SYS_ADMIN"))).problems(objects))
+                .isEmpty();
+        assertThat(new Hardening(Set.of(), Set.of(), Set.of(), Map.of("agent/agent", Set.of("SYS_ADMIN", "NET_ADMIN")))
+                .problems(objects)).singleElement().asString().contains("add exactly [");
+        assertThat(ApiServerRules.problems(objects)).isEmpty();
     }
 
     @Test

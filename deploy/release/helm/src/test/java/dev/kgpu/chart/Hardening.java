@@ -27,8 +27,17 @@ import java.util.stream.Stream;
  * @param privileged "{@code <DaemonSet>/<container>}" of the containers that may be privileged
  * @param writable   "{@code <DaemonSet>/<container>:<mountPath>}" of the host paths a container may write
  * @param nonRoot    "{@code <DaemonSet>/<container>}" of the containers that must run as a non-root user
+ * @param added      "{@code <DaemonSet>/<container>}" of the containers that may add capabilities besides dropping
+ *                   ALL, and which: each is an exception whose reason its template states next to it (the plugin's
+ *                   {@code SYS_ADMIN} for MPS claims: the NVIDIA driver sets a compute mode only for an administrator).
+ *                   Such a container may leave privilege escalation on: the API server refuses
+ *                   {@code allowPrivilegeEscalation: false} with {@code CAP_SYS_ADMIN}. It must add exactly these.
  */
-record Hardening(Set<String> privileged, Set<String> writable, Set<String> nonRoot) {
+record Hardening(Set<String> privileged, Set<String> writable, Set<String> nonRoot, Map<String, Set<String>> added) {
+
+    Hardening(Set<String> privileged, Set<String> writable, Set<String> nonRoot) {
+        this(privileged, writable, nonRoot, Map.of());
+    }
 
     /**
      * Main containers that serve no HTTP and so have no probes: the MPS control daemon (as NVIDIA's), which restarts its
@@ -73,12 +82,14 @@ record Hardening(Set<String> privileged, Set<String> writable, Set<String> nonRo
                 problems.add(id + ": privileged, which only " + privileged + " may be");
             }
         } else {
-            if (!Boolean.FALSE.equals(security.getAllowPrivilegeEscalation())) {
+            Set<String> mayAdd = added.getOrDefault(id, Set.of());
+            if (!Boolean.FALSE.equals(security.getAllowPrivilegeEscalation()) && mayAdd.isEmpty()) {
                 problems.add(id + ": allowPrivilegeEscalation is not false");
             }
             if (security.getCapabilities() == null || !security.getCapabilities().getDrop().contains("ALL")
-                    || !security.getCapabilities().getAdd().isEmpty()) {
-                problems.add(id + ": capabilities are not dropped (drop [ALL], add nothing)");
+                    || !Set.copyOf(security.getCapabilities().getAdd()).equals(mayAdd)) {
+                problems.add(id + ": capabilities are not dropped (drop [ALL], add "
+                        + (mayAdd.isEmpty() ? "nothing" : "exactly " + mayAdd) + ")");
             }
             if (!Boolean.TRUE.equals(security.getReadOnlyRootFilesystem())) {
                 problems.add(id + ": the root filesystem is not read-only");
