@@ -27,6 +27,7 @@ import java.nio.file.Path;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +90,9 @@ class ChartTest {
             "kgpu-plugin/plugin:/var/lib/kubelet/plugins/gpu.nvidia.com", "kgpu-plugin/plugin:/var/run/cdi");
     // draDriver.mps: each MPS claim's daemon folder, and the right to set its GPUs' compute mode
     private static final Set<String> MPS_CLAIM_WRITES = Set.of("kgpu-plugin/plugin:/mps");
+    // wherever the mps-control-daemon DaemonSet is rendered (with the device plugin): the right to set its GPUs' compute mode
+    private static final Map<String, Set<String>> MPS_DAEMON_CAPABILITIES = Map.of(
+            "kgpu-mps-control-daemon/mps-control-daemon", Set.of("SYS_ADMIN"));
     private static final Map<String, Set<String>> MPS_CLAIM_CAPABILITIES = Map.of("kgpu-plugin/plugin", Set.of("SYS_ADMIN"));
 
     static Stream<Scenario> scenarios() {
@@ -192,8 +196,10 @@ class ChartTest {
     void rendersObjectsTheApiServerAccepts(Scenario scenario) throws IOException {
         List<HasMetadata> objects = render(scenario.values());
 
+        Map<String, Set<String>> added = new HashMap<>(MPS_DAEMON_CAPABILITIES);
+        added.putAll(scenario.added());
         assertThat(Manifests.problems(objects, new Hardening(scenario.privileged(), scenario.writable(), scenario.nonRoot(),
-                scenario.added())))
+                added)))
                 .as(scenario.description()).isEmpty();
     }
 
@@ -269,6 +275,9 @@ class ChartTest {
         assertThat(pod.getContainers()).hasSize(1);
         assertThat(daemon.getArgs()).containsExactly("mps-control-daemon");
         assertThat(daemon.getSecurityContext().getPrivileged()).isNotEqualTo(Boolean.TRUE);
+        // it sets its GPUs to EXCLUSIVE_PROCESS: the NVIDIA driver's administrator test is CAP_SYS_ADMIN, and no other
+        assertThat(daemon.getSecurityContext().getCapabilities().getAdd()).containsExactly("SYS_ADMIN");
+        assertThat(daemon.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
         assertThat(daemon.getEnv()).extracting(e -> e.getName() + "=" + e.getValue()).contains("MIG_STRATEGY=single",
                 "CONFIG_FILE=/config/config.yaml", "NVIDIA_VISIBLE_DEVICES=all", "NVIDIA_DRIVER_CAPABILITIES=compute,utility");
         assertThat(mountPaths(objects, "kgpu-mps-control-daemon", "mps-control-daemon")).contains("/mps", "/dev/shm");
