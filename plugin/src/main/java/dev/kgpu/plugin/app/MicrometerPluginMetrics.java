@@ -54,19 +54,13 @@ public class MicrometerPluginMetrics implements NodeMetrics, DevicePluginMetrics
 
     @Override
     public void resourceSlicesPublished(boolean success) {
-        Counter.builder("kgpu.plugin.dra.resourceslice.syncs")
-                .description("Syncs of the node's ResourceSlices with the devices offered")
-                .tag("result", success ? "success" : "failure")
-                .register(registry)
+        outcomes("kgpu.plugin.dra.resourceslice.syncs", "Syncs of the node's ResourceSlices with the devices offered", success)
                 .increment();
     }
 
     @Override
     public void mpsDaemonRestarted(boolean success) {
-        Counter.builder("kgpu.plugin.dra.mps.daemon.restarts")
-                .description("Restarts of MPS claims' control daemons found stopped")
-                .tag("result", success ? "success" : "failure")
-                .register(registry)
+        outcomes("kgpu.plugin.dra.mps.daemon.restarts", "Restarts of MPS claims' control daemons found stopped", success)
                 .increment();
     }
 
@@ -74,6 +68,14 @@ public class MicrometerPluginMetrics implements NodeMetrics, DevicePluginMetrics
         return Counter.builder(name)
                 .description(description)
                 .tag("resource", resource)
+                .tag("result", success ? "success" : "failure")
+                .register(registry);
+    }
+
+    /** A counter of outcomes, tagged by result alone. */
+    private Counter outcomes(String name, String description, boolean success) {
+        return Counter.builder(name)
+                .description(description)
                 .tag("result", success ? "success" : "failure")
                 .register(registry);
     }
