@@ -1,5 +1,6 @@
 package dev.kgpu.discovery.run;
 
+import dev.kgpu.agent.ExecutablePages;
 import dev.kgpu.agent.Launch;
 import dev.kgpu.agent.Supervisor;
 import dev.kgpu.config.ConfigWarning;
@@ -44,12 +45,17 @@ public class Discovery {
         FeatureDiscoveryConfig config = launched.settings();
         logRunning(config);
         LabelingPass pass = new LabelingPass(() -> Nvml.open(config.nvml()), LabelingPass.Sinks.of(sinkFactory), clock);
+        DiscoverySettings settings = ConfigMapping.settings(config);
         Supervisor<DiscoverySettings, DiscoveryHandler.Due> started = DiscoveryHandler.start(pass, status, () -> {
             FeatureDiscoveryConfig reloaded = launched.reload().get();
             logRunning(reloaded);
             return ConfigMapping.settings(reloaded);
-        }, clock, ConfigMapping.settings(config));
+        }, clock, settings);
         supervisor = started;
+        if (!settings.oneshot()) {
+            // the first pass is done (start returns after it): a native executable's pages only its start read go back
+            ExecutablePages.releaseStartupPages();
+        }
         return started.awaitExit();
     }
 

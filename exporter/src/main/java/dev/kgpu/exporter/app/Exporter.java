@@ -1,5 +1,6 @@
 package dev.kgpu.exporter.app;
 
+import dev.kgpu.agent.ExecutablePages;
 import dev.kgpu.agent.Launch;
 import dev.kgpu.agent.Supervisor;
 import dev.kgpu.config.v1.ConfigJson;
@@ -88,6 +89,8 @@ public class Exporter {
             return reloaded;
         }, clock);
         supervisor = started;
+        // the first collection is done (start returns after it): a native executable's pages only its start read go back
+        ExecutablePages.releaseStartupPages();
         if (handler.lastSuccess() != null) {
             LOG.log(Level.INFO, "serving {0,number,#} series on /metrics, collecting every {1,number,#} ms",
                     snapshots.current().seriesCount(), config.interval().toMillis());

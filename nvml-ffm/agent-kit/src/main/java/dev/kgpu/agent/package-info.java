@@ -5,7 +5,8 @@
  * thread (queue, timers, SIGHUP reload through the {@link dev.kgpu.agent.HangupSignal} relay, stop, exit status);
  * the {@link dev.kgpu.agent.Backoff} between retries of a failed step and {@link dev.kgpu.agent.OncePerCause}, which
  * logs each cause of trouble once; and {@link dev.kgpu.agent.ProbeLog}, a health check's answer logged when it
- * changes. Settings are read by {@link dev.kgpu.agent.settings} and refused in {@link dev.kgpu.config}'s words; NVML
+ * changes; and {@link dev.kgpu.agent.ExecutablePages}, which hands a native executable's start-up pages back to the
+ * kernel once the agent serves. Settings are read by {@link dev.kgpu.agent.settings} and refused in {@link dev.kgpu.config}'s words; NVML
  * is {@link dev.kgpu.nvml}.
  */
 package dev.kgpu.agent;

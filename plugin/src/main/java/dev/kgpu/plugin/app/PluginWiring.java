@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.app;
 
+import dev.kgpu.agent.ExecutablePages;
 import dev.kgpu.agent.Launch;
 import dev.kgpu.agent.Supervisor;
 import dev.kgpu.cdi.MigMinors;
@@ -59,6 +60,8 @@ public class PluginWiring {
                 .reloads(NodeRuntime.RUNNING, launched.reload())
                 .start(settings);
         supervisor = started;
+        // after the first serve, the node's first event: a native executable's pages only its start read go back
+        started.post(ExecutablePages::releaseStartupPages);
         return started;
     }
 

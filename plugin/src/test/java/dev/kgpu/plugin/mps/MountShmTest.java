@@ -1,19 +1,9 @@
 package dev.kgpu.plugin.mps;
 
-import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
+import dev.kgpu.agent.testing.ForeignDowncalls;
 import java.io.IOException;
-import java.io.InputStream;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.MemoryLayout;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,27 +34,8 @@ class MountShmTest {
      */
     @Test
     void nativeImageRegistersExactlyTheDowncallShapesMountShmLinks() throws IOException {
-        JsonNode metadata;
-        try (InputStream in = MountShm.class.getResourceAsStream(
-                "/META-INF/native-image/dev.kgpu/plugin/reachability-metadata.json")) {
-            assertThat(in).as("the plugin's reachability-metadata.json").isNotNull();
-            metadata = new ObjectMapper().readTree(in);
-        }
-        List<String> registered = new ArrayList<>();
-        for (JsonNode downcall : metadata.path("foreign").path("downcalls")) {
-            List<String> parameters = new ArrayList<>();
-            downcall.path("parameterTypes").forEach(p -> parameters.add(p.asText()));
-            registered.add(downcall.path("returnType").asText() + parameters + " errno="
-                    + downcall.path("options").path("captureCallState").asBoolean(false));
-        }
-        assertThat(registered).containsExactlyInAnyOrder(
-                shape(MountShm.MOUNT_SHAPE) + " errno=true", shape(MountShm.UMOUNT2_SHAPE) + " errno=true");
-    }
-
-    private static String shape(FunctionDescriptor descriptor) {
-        Map<MemoryLayout, String> names = Map.of(ValueLayout.JAVA_INT, "int", ValueLayout.JAVA_LONG, "long long",
-                ValueLayout.ADDRESS, "void*");
-        List<String> parameters = descriptor.argumentLayouts().stream().map(l -> names.get(l.withoutName())).toList();
-        return names.get(descriptor.returnLayout().orElseThrow().withoutName()) + parameters;
+        assertThat(ForeignDowncalls.registered("/META-INF/native-image/dev.kgpu/plugin/reachability-metadata.json"))
+                .containsExactlyInAnyOrder(ForeignDowncalls.shape(MountShm.MOUNT_SHAPE, true),
+                        ForeignDowncalls.shape(MountShm.UMOUNT2_SHAPE, true));
     }
 }
