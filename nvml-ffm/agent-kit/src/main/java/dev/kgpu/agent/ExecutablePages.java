@@ -16,7 +16,7 @@ import java.util.Optional;
 /**
  * Hands back to the kernel the pages of a native executable that its start-up read and its work then leaves alone.
  *
- * <p>A native agent maps its whole executable (code and the image heap, about 88 MB for the plugin) and starting it
+ * <p>A native agent maps its whole executable (code and the image heap, about 77 MB for the plugin) and starting it
  * reads objects and code scattered over much of it; the kernel maps the cached pages around each one it reads (its
  * fault-around), so a plugin that needs about 30 MiB once serving stays at 55-59 MiB resident, almost all of it clean
  * pages of its own file (docs/benchmarks.md, "The executable's start-up pages"). Once the agent serves,

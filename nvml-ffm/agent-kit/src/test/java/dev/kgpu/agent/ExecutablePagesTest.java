@@ -92,13 +92,6 @@ class ExecutablePagesTest {
         }
     }
 
-    @Test
-    void outsideANativeExecutableNothingIsAdvised() {
-        // the test JVM is not a native image: the call returns without touching the JVM's own mappings
-        ExecutablePages.releaseStartupPages();
-        assertThat(System.getProperty("org.graalvm.nativeimage.imagecode")).isNull();
-    }
-
     /** A native agent links madvise only if native-image registered its shape: the kit's metadata names exactly it. */
     @Test
     void nativeImageRegistersExactlyTheDowncallShapeTheKitLinks() throws IOException {
