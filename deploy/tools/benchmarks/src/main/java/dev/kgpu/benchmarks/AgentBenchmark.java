@@ -323,6 +323,7 @@ public final class AgentBenchmark {
 
     private AgentRun start(Subject subject, BenchNode node, Role role, int run, Path labels) {
         int port = freePort();
+        options.pageCache().prepare(subject.files(role));
         return AgentRun.start(role, subject.launch(role, node, port, labels), log(subject, node, role, run), port);
     }
 
@@ -657,6 +658,7 @@ public final class AgentBenchmark {
         results.setting("soak_seconds", options.soak().toSeconds());
         results.setting("allocates_in_soak", options.allocates());
         results.setting("scrapes_per_second", options.scrapesPerSecond());
+        results.setting("page_cache", options.pageCache().option());
     }
 
     private void report() {
@@ -667,8 +669,14 @@ public final class AgentBenchmark {
             throw new BenchmarkException("could not write " + options.json() + ": " + e.getMessage(), e);
         }
         text.append(String.format(Locale.ROOT, "Agents on a simulated node (%s), %d start-up runs per subject (median, range), "
-                + "then a %d s soak (%d Allocates, %d scrapes/s, discovery's pass a minute; all subjects at once)%n",
-                options.profile(), options.runs(), options.soak().toSeconds(), options.allocates(), options.scrapesPerSecond()));
+                + "then a %d s soak (%d Allocates, %d scrapes/s, discovery's pass a minute; all subjects at once); each agent's"
+                + " own files %s in the page cache when it starts (--page-cache=%s)%n",
+                options.profile(), options.runs(), options.soak().toSeconds(), options.allocates(), options.scrapesPerSecond(),
+                switch (options.pageCache()) {
+                    case PULLED -> "read";
+                    case EVICTED -> "dropped";
+                    case AS_LEFT -> "as the run before left them";
+                }, options.pageCache().option()));
         text.append(describe()).append('\n');
         text.append(results.table());
         results.notes().forEach(note -> text.append("\nnote: ").append(note));

@@ -26,9 +26,11 @@ import java.util.Optional;
  * @param json             where the figures go as JSON
  * @param variant          what is changed in kgpu's images for this run (a lever weighed without a rebuild), or
  *                         a training run
+ * @param pageCache        what of an agent's own files is in the page cache when it starts
  */
 record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Optional<Path> kgpuRootfs, Optional<Path> nvidiaBin, String nvidiaVersion, String profile, int runs,
-                    Duration soak, int allocates, int scrapesPerSecond, Path workDir, Path json, KgpuImages.Variant variant) {
+                    Duration soak, int allocates, int scrapesPerSecond, Path workDir, Path json, KgpuImages.Variant variant,
+                    PageCache pageCache) {
 
     static final String USAGE = """
             usage: images-benchmark [options]
@@ -45,6 +47,11 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
               --work-dir=<dir>           short: it holds Unix sockets (default /tmp/kgpu-bench)
               --json=<file>              the figures as JSON (default <root>/deploy/release/images/target/benchmark.json)
               --root=<dir>               the kgpu checkout (default the current folder)
+              --page-cache=<state>       each agent's own files when it starts (its image's root filesystem, or
+                                         NVIDIA's binary): pulled, read into the page cache first, as a node holds
+                                         them just after pulling the image (default); evicted, written back and
+                                         dropped from it first, as after a reboot; as-left, whatever the run before
+                                         left (a kgpu native agent's own pages handed back drop them)
             To weigh a lever without rebuilding the images:
               --jvm-options=<file>       mount <file> over the images' /opt/kgpu/jvm.options
               --aot-caches=<dir>         mount <dir>/<agent>/app.aot over the images' /opt/kgpu/app.aot
@@ -74,9 +81,11 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
     private static final Setting<String> TRAIN = flag("train");
     private static final Setting<String> NATIVE_OPTIONS = flag("native-options");
     private static final Setting<String> KGPU_ROOTFS = flag("kgpu-rootfs");
+    private static final Setting<String> PAGE_CACHE = flag("page-cache");
     /** The options {@link #USAGE} lists, read by the agents' shared {@link CommandLine}. */
     private static final List<Setting<?>> FLAGS = List.of(KGPU_IMAGES, KGPU_JVM_IMAGES, NVIDIA_BIN, NVIDIA_VERSION, PROFILE, RUNS, SOAK,
-            ALLOCATES, SCRAPES_PER_SECOND, WORK_DIR, JSON, ROOT, JVM_OPTIONS, AOT_CACHES, TRAIN, NATIVE_OPTIONS, KGPU_ROOTFS);
+            ALLOCATES, SCRAPES_PER_SECOND, WORK_DIR, JSON, ROOT, JVM_OPTIONS, AOT_CACHES, TRAIN, NATIVE_OPTIONS, KGPU_ROOTFS,
+            PAGE_CACHE);
 
     private static Setting<String> flag(String name) {
         return Setting.of(List.of(name), List.of(), ValueType.string(), "", "the benchmark's --" + name + " (see USAGE)");
@@ -100,6 +109,7 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
         String train = null;
         String nativeOptions = "";
         String rootfs = null;
+        String pageCache = PageCache.PULLED.option();
         List<String> problems = new ArrayList<>();
         CommandLine line = CommandLine.parse(args.toArray(String[]::new), FLAGS, "images-benchmark");
         for (CommandLine.Problem problem : line.problems()) {
@@ -126,10 +136,17 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
         train = line.last(TRAIN).orElse(train);
         nativeOptions = line.last(NATIVE_OPTIONS).orElse(nativeOptions);
         rootfs = line.last(KGPU_ROOTFS).orElse(rootfs);
+        pageCache = line.last(PAGE_CACHE).orElse(pageCache);
         int runCount = number("--runs", runs, 1, 100, problems);
         int soakSeconds = number("--soak", soak, 0, 86_400, problems);
         int allocateCount = number("--allocates", allocates, 1, 10_000_000, problems);
         int scrapeRate = number("--scrapes-per-second", scrapes, 1, 1000, problems);
+        PageCache cacheState = PageCache.PULLED;
+        try {
+            cacheState = PageCache.of(pageCache);
+        } catch (IllegalArgumentException e) {
+            problems.add(e.getMessage());
+        }
         if (profile.isBlank()) {
             problems.add("--profile was '' but it must name a mock profile, e.g. dgx-a100");
         }
@@ -161,7 +178,8 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
                 Optional.ofNullable(jvmImages).map(p -> Path.of(p).toAbsolutePath()),
                 Optional.ofNullable(rootfs).map(p -> Path.of(p).toAbsolutePath()), Optional.ofNullable(nvidia).map(p -> Path.of(p).toAbsolutePath()), version, profile, runCount,
                 Duration.ofSeconds(soakSeconds), allocateCount, scrapeRate, Path.of(work).toAbsolutePath(),
-                json == null ? root.resolve("deploy/release/images/target/benchmark.json") : Path.of(json).toAbsolutePath(), variant);
+                json == null ? root.resolve("deploy/release/images/target/benchmark.json") : Path.of(json).toAbsolutePath(), variant,
+                cacheState);
     }
 
     private static int number(String name, String value, int min, int max, List<String> problems) {

@@ -168,6 +168,11 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
     }
 
     @Override
+    public List<Path> files(Role role) {
+        return PageCache.filesUnder(images.get(agentOf(role)).rootfs());
+    }
+
+    @Override
     public boolean labelsOnNode() {
         return true;
     }

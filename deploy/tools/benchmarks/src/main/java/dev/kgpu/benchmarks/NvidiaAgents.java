@@ -46,6 +46,11 @@ record NvidiaAgents(Path bin, String version) implements Subject {
     }
 
     @Override
+    public List<Path> files(Role role) {
+        return List.of(bin.resolve(role == Role.PLUGIN ? PLUGIN : GFD));
+    }
+
+    @Override
     public boolean labelsOnNode() {
         return false;
     }

@@ -1,6 +1,7 @@
 package dev.kgpu.benchmarks;
 
 import java.nio.file.Path;
+import java.util.List;
 
 /** What the benchmark measures: kgpu's agents in their images, or NVIDIA's agents built from their sources. */
 sealed interface Subject permits KgpuImages, NvidiaAgents {
@@ -27,4 +28,7 @@ sealed interface Subject permits KgpuImages, NvidiaAgents {
      * @param labelsFile where discovery writes its labels when it writes a file (GFD's {@code --output-file})
      */
     AgentRun.Launch launch(Role role, BenchNode node, int port, Path labelsFile);
+
+    /** The agent's own files for {@code role}, whose page-cache state the benchmark sets before it starts. */
+    List<Path> files(Role role);
 }

@@ -23,17 +23,26 @@ class BenchOptionsTest {
         assertThat(options.kgpuImages()).isEqualTo(Path.of("/src/kgpu/deploy/release/images/target/oci"));
         assertThat(options.nvidiaBin()).isEmpty();
         assertThat(options.variant().any()).isFalse();
+        assertThat(options.pageCache()).isEqualTo(PageCache.PULLED);
     }
 
     @Test
     void everyBadOptionIsNamedWithItsValueInOneLine() {
-        assertThatThrownBy(() -> BenchOptions.parse(List.of("--runs=0", "--soak=ten", "--bogus=1", "--profile=")))
+        assertThatThrownBy(() -> BenchOptions.parse(List.of("--runs=0", "--soak=ten", "--bogus=1", "--profile=", "--page-cache=cold")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage(String.join("\n",
                         "option was '--bogus=1' but it is not one of the benchmark's (--help lists them)",
                         "--runs was '0' but it must be a whole number from 1 to 100",
                         "--soak was 'ten' but it must be a whole number from 0 to 86400",
+                        "--page-cache was 'cold' but it must be pulled, evicted or as-left",
                         "--profile was '' but it must name a mock profile, e.g. dgx-a100"));
+    }
+
+    @Test
+    void pageCacheStatesAreNamedAsTheUsageSaysThem() {
+        assertThat(BenchOptions.parse(List.of("--page-cache=evicted")).pageCache()).isEqualTo(PageCache.EVICTED);
+        assertThat(BenchOptions.parse(List.of("--page-cache=as-left")).pageCache()).isEqualTo(PageCache.AS_LEFT);
+        assertThat(BenchOptions.USAGE).contains("--page-cache=<state>");
     }
 
     @Test
