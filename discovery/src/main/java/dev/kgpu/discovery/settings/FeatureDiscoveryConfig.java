@@ -1,5 +1,6 @@
 package dev.kgpu.discovery.settings;
 
+import dev.kgpu.agent.ExecutablePages;
 import dev.kgpu.agent.settings.ConfigLoader;
 import dev.kgpu.agent.settings.HttpSettings;
 import dev.kgpu.agent.settings.NvmlSettings;
@@ -51,6 +52,8 @@ import java.util.function.Function;
  *                     default {@code /sys})
  * @param nvml         where NVML is loaded from ({@code KGPU_NVML_LIBRARY}, {@code NVIDIA_DRIVER_ROOT})
  * @param warnings     accepted but suspicious settings, to log at WARN
+ * @param releaseStartupPages whether a native daemon hands its start-up pages back after its first pass
+ *                     ({@code KGPU_RELEASE_STARTUP_PAGES}, {@link ExecutablePages})
  */
 public record FeatureDiscoveryConfig(
         Config config,
@@ -64,7 +67,8 @@ public record FeatureDiscoveryConfig(
         int kubeApiBurst,
         Path sysfsRoot,
         NvmlOptions nvml,
-        List<ConfigWarning> warnings) {
+        List<ConfigWarning> warnings,
+        boolean releaseStartupPages) {
 
     static final String NAME = "feature discovery";
 
@@ -128,7 +132,8 @@ public record FeatureDiscoveryConfig(
             SYSFS_ROOT,
             NvmlSettings.LIBRARY,
             NvmlSettings.DRIVER_ROOT,
-            HttpSettings.PORT);
+            HttpSettings.PORT,
+            ExecutablePages.SETTING);
 
     public FeatureDiscoveryConfig {
         Objects.requireNonNull(config, "config");
@@ -197,7 +202,7 @@ public record FeatureDiscoveryConfig(
                     optional(resolved.get(NODE_NAME)), resolved.get(NAMESPACE), optional(resolved.get(POD_NAME)),
                     optional(resolved.get(KUBECONFIG)).map(Path::of), resolved.get(KUBE_API_QPS),
                     resolved.get(KUBE_API_BURST), Path.of(resolved.get(SYSFS_ROOT).orElse("/sys")), NvmlSettings.options(resolved),
-                    warnings);
+                    warnings, resolved.get(ExecutablePages.SETTING));
         }), args, environment);
     }
 

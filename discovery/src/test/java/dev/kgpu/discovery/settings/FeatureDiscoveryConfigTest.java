@@ -258,6 +258,18 @@ class FeatureDiscoveryConfigTest {
     }
 
     @Test
+    void theDaemonsStartupPagesGoBackUnlessTurnedOffAndABadSwitchIsOneLine() {
+        assertThat(FeatureDiscoveryConfig.load(new String[0], NODE::get).releaseStartupPages()).isTrue();
+        assertThat(FeatureDiscoveryConfig.load(new String[0],
+                Map.of("NODE_NAME", "n", "KGPU_RELEASE_STARTUP_PAGES", "false")::get).releaseStartupPages()).isFalse();
+        assertThatThrownBy(() -> FeatureDiscoveryConfig.load(new String[0],
+                Map.of("NODE_NAME", "n", "KGPU_RELEASE_STARTUP_PAGES", "off")::get))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessageContaining("KGPU_RELEASE_STARTUP_PAGES was 'off'")
+                .hasMessageNotContaining("\n");
+    }
+
+    @Test
     void logsTheEffectiveConfigAsJsonWithoutPluginFlags() {
         String json = FeatureDiscoveryConfig.load(new String[] {"--sleep-interval=90s"}, NODE::get).toJson();
         assertThat(json).contains("\"gfd\": {").contains("\"sleepInterval\": \"1m30s\"").doesNotContain("\"plugin\"");

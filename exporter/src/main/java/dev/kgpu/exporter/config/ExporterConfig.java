@@ -1,5 +1,6 @@
 package dev.kgpu.exporter.config;
 
+import dev.kgpu.agent.ExecutablePages;
 import dev.kgpu.agent.settings.ConfigLoader;
 import dev.kgpu.agent.settings.NvmlSettings;
 import dev.kgpu.agent.settings.Setting;
@@ -51,6 +52,8 @@ import java.util.function.Supplier;
  * @param nvml                   where NVML is loaded from ({@code KGPU_NVML_LIBRARY}, {@code NVIDIA_DRIVER_ROOT})
  * @param web                    TLS, basic auth, headers and rate limit from the exporter-toolkit web config file
  *                               ({@code --web-config-file}, {@code DCGM_EXPORTER_WEB_CONFIG_FILE}); empty without one
+ * @param releaseStartupPages    whether a native exporter hands its start-up pages back after its first collection
+ *                               ({@code KGPU_RELEASE_STARTUP_PAGES}, {@link ExecutablePages})
  */
 public record ExporterConfig(
         CollectorsFile collectors,
@@ -69,7 +72,8 @@ public record ExporterConfig(
         boolean replaceBlanksInModelName,
         boolean useOldNamespace,
         NvmlOptions nvml,
-        Optional<WebConfig> web) {
+        Optional<WebConfig> web,
+        boolean releaseStartupPages) {
 
     /** The binary, in messages. */
     public static final String NAME = "kgpu-exporter";
@@ -172,7 +176,8 @@ public record ExporterConfig(
     /** dcgm-exporter's flags and variables, in its order, then kgpu's. */
     static final List<Setting<?>> SETTINGS = List.of(COLLECTORS, ADDRESS, INTERVAL, KUBERNETES, POD_RESOURCES_SOCKET,
             RESOURCE_NAMES, GPU_ID_TYPE, VIRTUAL_GPUS, USE_OLD_NAMESPACE, XID_COUNT_WINDOW, CLOCK_EVENTS_COUNT_WINDOW,
-            NO_HOSTNAME, REPLACE_BLANKS, WEB_CONFIG_FILE, NODE_NAME, HOSTNAME_LABEL, NvmlSettings.LIBRARY, NvmlSettings.DRIVER_ROOT);
+            NO_HOSTNAME, REPLACE_BLANKS, WEB_CONFIG_FILE, NODE_NAME, HOSTNAME_LABEL, NvmlSettings.LIBRARY, NvmlSettings.DRIVER_ROOT,
+            ExecutablePages.SETTING);
 
     public ExporterConfig {
         Objects.requireNonNull(collectors, "collectors");
@@ -256,7 +261,8 @@ public record ExporterConfig(
                     resolved.get(KUBERNETES), Path.of(resolved.get(POD_RESOURCES_SOCKET)), resolved.get(RESOURCE_NAMES),
                     resolved.get(GPU_ID_TYPE), resolved.get(VIRTUAL_GPUS), resolved.get(XID_COUNT_WINDOW),
                     resolved.get(CLOCK_EVENTS_COUNT_WINDOW), hostname, resolved.get(REPLACE_BLANKS),
-                    resolved.get(USE_OLD_NAMESPACE), NvmlSettings.options(resolved), web);
+                    resolved.get(USE_OLD_NAMESPACE), NvmlSettings.options(resolved), web,
+                    resolved.get(ExecutablePages.SETTING));
         }), args, environment).load();
     }
 

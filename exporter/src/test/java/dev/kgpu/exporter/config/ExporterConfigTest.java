@@ -88,6 +88,14 @@ class ExporterConfigTest {
     }
 
     @Test
+    void theStartupPagesGoBackAfterTheFirstCollectionUnlessTurnedOff() {
+        assertThat(load(Map.of()).releaseStartupPages()).isTrue();
+        assertThat(load(Map.of("KGPU_RELEASE_STARTUP_PAGES", "false")).releaseStartupPages()).isFalse();
+        assertThatThrownBy(() -> load(Map.of("KGPU_RELEASE_STARTUP_PAGES", "off")))
+                .hasMessageContaining("KGPU_RELEASE_STARTUP_PAGES was 'off'").hasMessageNotContaining("\n");
+    }
+
+    @Test
     void everyBadValueIsReportedWithItsNameAndValue() {
         Map<String, String> env = Map.of("DCGM_EXPORTER_INTERVAL", "soon", "DCGM_EXPORTER_LISTEN", "9400",
                 "DCGM_EXPORTER_KUBERNETES", "maybe", "DCGM_EXPORTER_KUBERNETES_GPU_ID_TYPE", "index",

@@ -1,5 +1,7 @@
 package dev.kgpu.agent;
 
+import dev.kgpu.agent.settings.Setting;
+import dev.kgpu.config.v1.ValueType;
 import java.io.IOException;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -23,9 +25,15 @@ import java.util.Optional;
  * {@link #releaseStartupPages} advises {@code MADV_PAGEOUT} over each of the executable's own mappings: the clean file
  * pages are reclaimed, as memory pressure would, and those the agent uses come back on their next read; pages it wrote
  * (anonymous copies) stay. Only in a native executable (a JVM's own mappings are the JDK's); a kernel older than 5.4
- * refuses the advice ({@code EINVAL}) and nothing changes. Stateless; any thread.
+ * refuses the advice ({@code EINVAL}) and nothing changes. {@code KGPU_RELEASE_STARTUP_PAGES=false} ({@link #SETTING},
+ * listed among each agent's settings) keeps them resident. Stateless; any thread.
  */
 public final class ExecutablePages {
+
+    /** {@code KGPU_RELEASE_STARTUP_PAGES}: whether a native agent hands its start-up pages back once it serves. */
+    public static final Setting<Boolean> SETTING = Setting.of(List.of(), List.of("KGPU_RELEASE_STARTUP_PAGES"),
+            ValueType.bool(), true, "kgpu: a native agent hands the pages of its executable that only its start read"
+                    + " back to the kernel once it serves (20-30 MiB less resident); false keeps them");
 
     /** {@code madvise(2)}'s shape: {@code int madvise(void *addr, size_t length, int advice)}; registered for native-image. */
     static final FunctionDescriptor MADVISE_SHAPE = FunctionDescriptor.of(ValueLayout.JAVA_INT,
@@ -46,11 +54,16 @@ public final class ExecutablePages {
 
     /**
      * Once the agent serves: in a native executable, pages out its executable's mappings and logs one INFO line with
-     * the resident memory before and after; elsewhere nothing. Never throws: this only saves memory (a failure is one
-     * DEBUG line).
+     * the resident memory before and after; elsewhere, or when {@code enabled} ({@link #SETTING}) is false, nothing.
+     * Never throws: this only saves memory (a failure is one DEBUG line).
      */
-    public static void releaseStartupPages() {
+    public static void releaseStartupPages(boolean enabled) {
         if (!"runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode"))) {
+            return;
+        }
+        if (!enabled) {
+            LOG.log(System.Logger.Level.INFO, "start-up done: the executable''s start-up pages stay resident"
+                    + " (KGPU_RELEASE_STARTUP_PAGES is false)");
             return;
         }
         try {

@@ -61,7 +61,7 @@ public class PluginWiring {
                 .start(settings);
         supervisor = started;
         // after the first serve, the node's first event: a native executable's pages only its start read go back
-        started.post(ExecutablePages::releaseStartupPages);
+        started.post(() -> ExecutablePages.releaseStartupPages(settings.releaseStartupPages()));
         return started;
     }
 

@@ -1,5 +1,6 @@
 package dev.kgpu.plugin.settings;
 
+import dev.kgpu.agent.ExecutablePages;
 import dev.kgpu.agent.settings.ConfigLoader;
 import dev.kgpu.agent.settings.HttpSettings;
 import dev.kgpu.agent.settings.Setting;
@@ -38,9 +39,12 @@ import java.util.function.Function;
  * @param dra          the DRA driver's, when it runs
  * @param description  the effective configuration as JSON, logged after "Running with config:"
  * @param warnings     accepted but suspicious settings, logged at WARN
+ * @param releaseStartupPages whether a native plugin hands its start-up pages back once it serves
+ *                     ({@code KGPU_RELEASE_STARTUP_PAGES}, {@link ExecutablePages})
  */
 public record PluginSettings(NodeSettings node, Optional<DevicePluginSettings> devicePlugin, Optional<DraSettings> dra,
-                             String description, List<ConfigWarning> warnings) implements NodeConfiguration {
+                             String description, List<ConfigWarning> warnings, boolean releaseStartupPages)
+        implements NodeConfiguration {
 
     /** kgpu: which kubelet APIs to serve. */
     static final Setting<Set<KubeletApi>> KUBELET_APIS = Setting.of(List.of("kubelet-apis"), List.of("KGPU_KUBELET_APIS"),
@@ -76,6 +80,7 @@ public record PluginSettings(NodeSettings node, Optional<DevicePluginSettings> d
         all.add(KUBELET_APIS);
         all.addAll(DraSettings.SETTINGS);
         all.add(HttpSettings.PORT);
+        all.add(ExecutablePages.SETTING);
         return List.copyOf(all);
     }
 
@@ -88,6 +93,7 @@ public record PluginSettings(NodeSettings node, Optional<DevicePluginSettings> d
                 ? DraSettings.of(loaded, resolved, node.procRoot(), resolved.property(KUBELET_APIS) + " lists dra",
                         MpsSettings.of(resolved), devicePlugin.isPresent())
                 : Optional.empty();
-        return new PluginSettings(node, devicePlugin, dra, loaded.toJson(), loaded.warnings());
+        return new PluginSettings(node, devicePlugin, dra, loaded.toJson(), loaded.warnings(),
+                resolved.get(ExecutablePages.SETTING));
     }
 }

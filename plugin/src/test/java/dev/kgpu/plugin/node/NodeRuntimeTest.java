@@ -113,7 +113,7 @@ class NodeRuntimeTest {
                 NvmlOptions.defaults(), Path.of("/"));
         DevicePluginSettings devicePlugin = new DevicePluginSettings(Optional.of(dir.resolve("kubelet.sock")), dir,
                 resources, AllocationSettings.defaults(), SharedAllocationPolicy.DISTRIBUTED, CdiSettings.off(), Optional.empty());
-        return new PluginSettings(nodeSettings, Optional.of(devicePlugin), Optional.empty(), "{}", List.of());
+        return new PluginSettings(nodeSettings, Optional.of(devicePlugin), Optional.empty(), "{}", List.of(), true);
     }
 
     /** The device plugin, telling which resources each start served, and each stop. */

@@ -77,6 +77,8 @@ class PluginSettingsTest {
                 new Case("a node name that is no Kubernetes name", null, Map.of(), List.of("--kubelet-apis=dra", "--node-name=GPU_Node"),
                         "--node-name was 'GPU_Node'"),
                 new Case("a relative CDI root", null, Map.of("CDI_ROOT", "cdi"), List.of(), "CDI_ROOT was 'cdi'"),
+                new Case("a start-up pages switch that is no boolean", null, Map.of("KGPU_RELEASE_STARTUP_PAGES", "no"),
+                        List.of(), "KGPU_RELEASE_STARTUP_PAGES was 'no'"),
                 new Case("a malformed list of XIDs to ignore", null, Map.of(), List.of("--additional-xids-to-ignore=48,x"),
                         "--additional-xids-to-ignore was '48,x' but it must be a comma-separated list of XID numbers"),
                 new Case("a check interval shorter than a second", null, Map.of("KGPU_HEALTH_CHECK_INTERVAL", "1ns"),
@@ -159,6 +161,13 @@ class PluginSettingsTest {
         assertThat(alone.dra().orElseThrow().serviceSocket()).isEqualTo(Path.of("/k/plugins/gpu.nvidia.com/dra.sock"));
         assertThat(alone.dra().orElseThrow().registrationSocket()).isEqualTo(Path.of("/k/registry/gpu.nvidia.com-reg.sock"));
         assertThat(alone.dra().orElseThrow().cdiRoot()).as("NVIDIA's default").isEqualTo(Path.of("/etc/cdi"));
+    }
+
+    @Test
+    void theStartupPagesGoBackUnlessTurnedOff() {
+        assertThat(PluginSettings.load(new String[0], Map.<String, String>of()::get).releaseStartupPages()).isTrue();
+        assertThat(PluginSettings.load(new String[0], Map.of("KGPU_RELEASE_STARTUP_PAGES", "false")::get)
+                .releaseStartupPages()).isFalse();
     }
 
     @Test
