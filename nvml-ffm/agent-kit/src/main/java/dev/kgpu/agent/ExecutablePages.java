@@ -54,8 +54,8 @@ public final class ExecutablePages {
 
     /**
      * Once the agent serves: in a native executable, pages out its executable's mappings and logs one INFO line with
-     * the resident memory before and after; elsewhere, or when {@code enabled} ({@link #SETTING}) is false, nothing.
-     * Never throws: this only saves memory (a failure is one DEBUG line).
+     * the resident memory before and after; when {@code enabled} ({@link #SETTING}) is false, one INFO line saying the
+     * pages stay; in a JVM nothing. Never throws: this only saves memory (a failure is one DEBUG line).
      */
     public static void releaseStartupPages(boolean enabled) {
         if (!"runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode"))) {
