@@ -62,7 +62,8 @@ public final class ExecutablePages {
             return;
         }
         if (!enabled) {
-            LOG.log(System.Logger.Level.INFO, "start-up done: the executable''s start-up pages stay resident"
+            // no parameters, so no MessageFormat: the quote is written once
+            LOG.log(System.Logger.Level.INFO, "start-up done: the executable's start-up pages stay resident"
                     + " (KGPU_RELEASE_STARTUP_PAGES is false)");
             return;
         }

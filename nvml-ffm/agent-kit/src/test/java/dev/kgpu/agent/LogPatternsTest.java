@@ -41,6 +41,7 @@ class LogPatternsTest {
                         LOG.log(Level.WARNING, "the file ''{0}'' "
                                 + "is gone, it''s {1}", a, f(a, "x"));
                         LOG.log(Level.WARNING, "it's '{0}' with no parameters");
+                        LOG.log(Level.INFO, "stopping: removing the plugin''s sockets");
                         LOG.log(Level.WARNING, "failed", e);
                         LOG.log(Level.INFO, "listening on :{0,number,#}/metrics, {1,number} series", 9400, 1234567);
                     }
@@ -49,7 +50,9 @@ class LogPatternsTest {
 
         assertThat(LogPatterns.problems(dir)).containsExactly(
                 "Bad.java:3: 'the file '%s' is gone' has a printf placeholder, which System.Logger prints as is",
-                "Bad.java:4: 'the file '{0}' is gone' never prints {0}: a single quote hides it (write two: '')");
+                "Bad.java:4: 'the file '{0}' is gone' never prints {0}: a single quote hides it (write two: '')",
+                "Bad.java:8: 'stopping: removing the plugin''s sockets' has no parameters, so it is printed as is, both"
+                        + " quotes of '' included (write one: ')");
     }
 
     @Test

@@ -155,7 +155,7 @@ public final class NodeRuntime<C extends NodeConfiguration> implements Superviso
      */
     @Override
     public void stop(Supervisor.Ending why) {
-        LOG.log(System.Logger.Level.INFO, "stopping: removing the plugin''s sockets");
+        LOG.log(System.Logger.Level.INFO, "stopping: removing the plugin's sockets");
         tellFrontEnds(new Problem.Stopped());
         running = false;
         publishStatus();

@@ -19,7 +19,8 @@ import java.util.stream.Stream;
  *   <li>A pattern formats with {@link MessageFormat}, not {@code String.format}: a {@code %s} in it is printed as
  *       is, and a single quote starts a quoted section that swallows the placeholders after it ({@code "'{0}'"}
  *       prints {@code {0}}; it must be {@code "''{0}''"}). A call without parameters prints its message as it is,
- *       so only calls with parameters are checked for this.</li>
+ *       so only calls with parameters are checked for this, and a call without parameters must not write
+ *       {@code ''} (it would print both quotes).</li>
  *   <li>A message is not built some other way: a supplier ({@code () -> ...}) or a message that formats with
  *       {@code String.format} or {@code formatted}, or joins text with {@code +}, is the other style. With a
  *       {@code Throwable}, which takes no parameters, the message is {@code MessageFormat.format(pattern, ...)}.
@@ -69,6 +70,10 @@ public final class LogPatterns {
             if (built.isPresent()) {
                 return built;
             }
+        }
+        if (args.size() == 2 && LITERALS.matcher(args.get(1)).matches() && unquote(args.get(1)).contains("''")) {
+            return java.util.Optional.of("'" + unquote(args.get(1)) + "' has no parameters, so it is printed as is,"
+                    + " both quotes of '' included (write one: ')");
         }
         if (args.size() < 3 || !LITERALS.matcher(args.get(1)).matches()) {
             return java.util.Optional.empty(); // no parameters (or a supplier, or a computed message): printed as is
