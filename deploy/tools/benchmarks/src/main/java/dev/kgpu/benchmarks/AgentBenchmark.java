@@ -673,7 +673,8 @@ public final class AgentBenchmark {
                 + " own files %s in the page cache when it starts (--page-cache=%s)%n",
                 options.profile(), options.runs(), options.soak().toSeconds(), options.allocates(), options.scrapesPerSecond(),
                 switch (options.pageCache()) {
-                    case PULLED -> "read";
+                    case UNPACKED -> "written as an image's unpacking writes them";
+                    case READ_IN -> "read in whole";
                     case EVICTED -> "dropped";
                     case AS_LEFT -> "as the run before left them";
                 }, options.pageCache().option()));

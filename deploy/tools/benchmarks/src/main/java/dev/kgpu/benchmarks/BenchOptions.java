@@ -48,9 +48,11 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
               --json=<file>              the figures as JSON (default <root>/deploy/release/images/target/benchmark.json)
               --root=<dir>               the kgpu checkout (default the current folder)
               --page-cache=<state>       each agent's own files when it starts (its image's root filesystem, or
-                                         NVIDIA's binary): pulled, read into the page cache first, as a node holds
-                                         them just after pulling the image (default); evicted, written back and
-                                         dropped from it first, as after a reboot; as-left, whatever the run before
+                                         NVIDIA's binary): unpacked, written anew in 32 KiB writes as containerd
+                                         unpacks a layer, so cached as a node holds them just after pulling the
+                                         image (default); read-in, read whole with 1 MiB reads (cached in large
+                                         folios, of which Linux 6.18 maps a whole one per fault); evicted, written
+                                         back and dropped first, as after a reboot; as-left, whatever the run before
                                          left (a kgpu native agent's own pages handed back drop them)
             To weigh a lever without rebuilding the images:
               --jvm-options=<file>       mount <file> over the images' /opt/kgpu/jvm.options
@@ -109,7 +111,7 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
         String train = null;
         String nativeOptions = "";
         String rootfs = null;
-        String pageCache = PageCache.PULLED.option();
+        String pageCache = PageCache.UNPACKED.option();
         List<String> problems = new ArrayList<>();
         CommandLine line = CommandLine.parse(args.toArray(String[]::new), FLAGS, "images-benchmark");
         for (CommandLine.Problem problem : line.problems()) {
@@ -141,7 +143,7 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
         int soakSeconds = number("--soak", soak, 0, 86_400, problems);
         int allocateCount = number("--allocates", allocates, 1, 10_000_000, problems);
         int scrapeRate = number("--scrapes-per-second", scrapes, 1, 1000, problems);
-        PageCache cacheState = PageCache.PULLED;
+        PageCache cacheState = PageCache.UNPACKED;
         try {
             cacheState = PageCache.of(pageCache);
         } catch (IllegalArgumentException e) {

@@ -2,8 +2,14 @@ package dev.kgpu.benchmarks;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -14,17 +20,28 @@ import java.util.concurrent.TimeUnit;
  * A start reads its executable's pages, so a start-up figure depends on it, and so does RSS (the kernel maps cached
  * pages around each one read). Left alone, it depends on the run before: a kgpu native agent hands its start-up pages
  * back to the kernel once it serves ({@code dev.kgpu.agent.ExecutablePages}), which also drops them from the cache,
- * so its next start reads them from disk again. Every subject and run therefore starts from the same state:
+ * so its next start reads them from disk again. How the pages came into the cache matters as much as whether they
+ * are there: since Linux 6.18 a fault maps the whole page-cache folio it hits, and a file read in with large reads (or
+ * by read-ahead) is cached in folios of up to 2 MiB, while one written in small writes is cached in small folios, of
+ * which a fault maps its 64 KiB fault-around window. Every subject and run therefore starts from the same state:
  * <ul>
- *   <li>{@link #PULLED} (the default): every file read in first, as a node holds them just after pulling the image;</li>
- *   <li>{@link #EVICTED}: every file written back and dropped from the cache first, as after a node's reboot;</li>
+ *   <li>{@link #UNPACKED} (the default): every file written anew in 32 KiB writes, as containerd's unpacking of a
+ *       layer writes it ({@code archive.copyBuffered}), and synced: what a node holds just after pulling the image;</li>
+ *   <li>{@link #READ_IN}: every file read in with 1 MiB reads, as after a whole-file read such as {@code cat} (the
+ *       default, then called "pulled", until 2026-12-03 09:00 UTC);</li>
+ *   <li>{@link #EVICTED}: every file written back and dropped from the cache first, as after a node's reboot: the
+ *       start reads its pages back by read-ahead;</li>
  *   <li>{@link #AS_LEFT}: nothing done, as runs before 2026-12-03 were measured.</li>
  * </ul>
  */
 enum PageCache {
-    PULLED("pulled"),
+    UNPACKED("unpacked"),
+    READ_IN("read-in"),
     EVICTED("evicted"),
     AS_LEFT("as-left");
+
+    /** The size of containerd's unpacking buffer, so of each write that puts a layer's file on the node. */
+    static final int UNPACK_WRITE_SIZE = 32 * 1024;
 
     private final String option;
 
@@ -43,13 +60,14 @@ enum PageCache {
                 return mode;
             }
         }
-        throw new IllegalArgumentException("--page-cache was '" + value + "' but it must be pulled, evicted or as-left");
+        throw new IllegalArgumentException("--page-cache was '" + value + "' but it must be unpacked, read-in, evicted or as-left");
     }
 
     /** Brings {@code files} into this state before an agent that runs them starts. */
     void prepare(List<Path> files) {
         switch (this) {
-            case PULLED -> files.forEach(PageCache::readIn);
+            case UNPACKED -> files.forEach(PageCache::unpack);
+            case READ_IN -> files.forEach(PageCache::readIn);
             case EVICTED -> evict(files);
             case AS_LEFT -> {
             }
@@ -73,6 +91,38 @@ enum PageCache {
             }
         } catch (IOException e) {
             throw new BenchmarkException("could not read " + file + " into the page cache: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Writes {@code file} anew beside itself in {@link #UNPACK_WRITE_SIZE} writes, syncs it, gives it the old one's
+     * permissions and modification time, and renames it over the old one, whose cached pages go with its inode.
+     */
+    static void unpack(Path file) {
+        Path fresh = file.resolveSibling(file.getFileName() + ".unpacking");
+        try {
+            var permissions = Files.getPosixFilePermissions(file);
+            FileTime modified = Files.getLastModifiedTime(file);
+            byte[] buffer = new byte[UNPACK_WRITE_SIZE];
+            try (InputStream in = Files.newInputStream(file);
+                 OutputStream out = Files.newOutputStream(fresh, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+                for (int n = in.readNBytes(buffer, 0, buffer.length); n > 0; n = in.readNBytes(buffer, 0, buffer.length)) {
+                    out.write(buffer, 0, n);
+                }
+            }
+            try (FileChannel channel = FileChannel.open(fresh, StandardOpenOption.WRITE)) {
+                channel.force(true);
+            }
+            Files.setPosixFilePermissions(fresh, permissions);
+            Files.setLastModifiedTime(fresh, modified);
+            Files.move(fresh, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(fresh);
+            } catch (IOException ignored) {
+                // the message below names the file; a left-over .unpacking file is the lesser problem
+            }
+            throw new BenchmarkException("could not write " + file + " anew as an image's unpacking does: " + e.getMessage(), e);
         }
     }
 

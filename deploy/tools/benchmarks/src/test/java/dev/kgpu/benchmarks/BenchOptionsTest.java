@@ -23,7 +23,7 @@ class BenchOptionsTest {
         assertThat(options.kgpuImages()).isEqualTo(Path.of("/src/kgpu/deploy/release/images/target/oci"));
         assertThat(options.nvidiaBin()).isEmpty();
         assertThat(options.variant().any()).isFalse();
-        assertThat(options.pageCache()).isEqualTo(PageCache.PULLED);
+        assertThat(options.pageCache()).isEqualTo(PageCache.UNPACKED);
     }
 
     @Test
@@ -34,12 +34,13 @@ class BenchOptionsTest {
                         "option was '--bogus=1' but it is not one of the benchmark's (--help lists them)",
                         "--runs was '0' but it must be a whole number from 1 to 100",
                         "--soak was 'ten' but it must be a whole number from 0 to 86400",
-                        "--page-cache was 'cold' but it must be pulled, evicted or as-left",
+                        "--page-cache was 'cold' but it must be unpacked, read-in, evicted or as-left",
                         "--profile was '' but it must name a mock profile, e.g. dgx-a100"));
     }
 
     @Test
     void pageCacheStatesAreNamedAsTheUsageSaysThem() {
+        assertThat(BenchOptions.parse(List.of("--page-cache=read-in")).pageCache()).isEqualTo(PageCache.READ_IN);
         assertThat(BenchOptions.parse(List.of("--page-cache=evicted")).pageCache()).isEqualTo(PageCache.EVICTED);
         assertThat(BenchOptions.parse(List.of("--page-cache=as-left")).pageCache()).isEqualTo(PageCache.AS_LEFT);
         assertThat(BenchOptions.USAGE).contains("--page-cache=<state>");
