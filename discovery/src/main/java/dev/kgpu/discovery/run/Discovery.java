@@ -54,7 +54,7 @@ public class Discovery {
         supervisor = started;
         if (!settings.oneshot()) {
             // the first pass is done (start returns after it): a native executable's pages only its start read go back
-            ExecutablePages.releaseStartupPages(config.releaseStartupPages());
+            ExecutablePages.releaseStartupPages(config.releaseStartupPages(), ExecutablePages.CachedRest.DROPPED);
         }
         return started.awaitExit();
     }

@@ -90,7 +90,7 @@ public class Exporter {
         }, clock);
         supervisor = started;
         // the first collection is done (start returns after it): a native executable's pages only its start read go back
-        ExecutablePages.releaseStartupPages(config.releaseStartupPages());
+        ExecutablePages.releaseStartupPages(config.releaseStartupPages(), ExecutablePages.CachedRest.DROPPED);
         if (handler.lastSuccess() != null) {
             LOG.log(Level.INFO, "serving {0,number,#} series on /metrics, collecting every {1,number,#} ms",
                     snapshots.current().seriesCount(), config.interval().toMillis());

@@ -3,6 +3,7 @@ package dev.kgpu.agent;
 import dev.kgpu.agent.settings.Setting;
 import dev.kgpu.config.v1.ValueType;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -23,10 +24,12 @@ import java.util.Optional;
  * fault-around), so a plugin that needs about 30 MiB once serving stays at 55-59 MiB resident, almost all of it clean
  * pages of its own file (docs/benchmarks.md, "The executable's start-up pages"). Once the agent serves,
  * {@link #releaseStartupPages} advises {@code MADV_PAGEOUT} over each of the executable's own mappings: the clean file
- * pages are reclaimed, as memory pressure would, and those the agent uses come back on their next read; pages it wrote
- * (anonymous copies) stay. Only in a native executable (a JVM's own mappings are the JDK's); a kernel older than 5.4
- * refuses the advice ({@code EINVAL}) and nothing changes. {@code KGPU_RELEASE_STARTUP_PAGES=false} ({@link #SETTING},
- * listed among each agent's settings) keeps them resident. Stateless; any thread.
+ * pages are reclaimed, as memory pressure would, and those the agent uses come back on their next read, one page at
+ * a time ({@code MADV_RANDOM}: no read-ahead around them); the agent chooses whether the cached pages its start left
+ * unmapped stay ({@link CachedRest}). Pages it wrote (anonymous copies) stay. Only in a native executable (a JVM's
+ * own mappings are the JDK's); a kernel older than 5.4 refuses the advice ({@code EINVAL}) and nothing changes.
+ * {@code KGPU_RELEASE_STARTUP_PAGES=false} ({@link #SETTING}, listed among each agent's settings) keeps them
+ * resident. Stateless; any thread.
  */
 public final class ExecutablePages {
 
@@ -40,6 +43,22 @@ public final class ExecutablePages {
             ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT);
     /** {@code MADV_PAGEOUT} (Linux 5.4). */
     static final int MADV_PAGEOUT = 21;
+    /** {@code MADV_RANDOM}: no read-ahead on a fault in the range. */
+    static final int MADV_RANDOM = 1;
+    /** {@code int open(const char *path, int flags, ...)}'s named parameters; registered for native-image. */
+    static final FunctionDescriptor OPEN_SHAPE = FunctionDescriptor.of(ValueLayout.JAVA_INT,
+            ValueLayout.ADDRESS, ValueLayout.JAVA_INT);
+    /** {@code open}'s first variadic parameter (the mode, which a read-only open passes none of). */
+    static final int OPEN_FIRST_VARIADIC = 2;
+    /** {@code int posix_fadvise(int fd, off_t offset, off_t len, int advice)}; registered for native-image. */
+    static final FunctionDescriptor FADVISE_SHAPE = FunctionDescriptor.of(ValueLayout.JAVA_INT,
+            ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT);
+    /** {@code int close(int fd)}; registered for native-image. */
+    static final FunctionDescriptor CLOSE_SHAPE = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT);
+    /** {@code O_RDONLY | O_CLOEXEC} (Linux). */
+    static final int O_RDONLY_CLOEXEC = 0x80000;
+    /** {@code POSIX_FADV_DONTNEED}: drop the file's clean pages that no process maps from the page cache. */
+    static final int POSIX_FADV_DONTNEED = 4;
     private static final System.Logger LOG = System.getLogger(ExecutablePages.class.getName());
 
     private ExecutablePages() {
@@ -52,12 +71,29 @@ public final class ExecutablePages {
         }
     }
 
+    /** What becomes of the executable's cached pages that the agent's start left unmapped, once it has paged out. */
+    public enum CachedRest {
+        /**
+         * They stay in the page cache: a path the agent first takes later maps them from there, and its cached
+         * neighbours with them (the kernel's fault-around). For the plugin, whose first XID must reach the kubelet
+         * within 10 ms: reading that path's pages from disk one at a time took its first XID from 8 to 16-20 ms.
+         */
+        KEPT,
+        /**
+         * They are dropped ({@link #dropUnmappedCache}): a page read later comes alone, from disk. Discovery's daemon
+         * at labels written 45 → 37 MiB, the plugin after 2,000 Allocates 40 → 31 MiB.
+         */
+        DROPPED
+    }
+
     /**
-     * Once the agent serves: in a native executable, pages out its executable's mappings and logs one INFO line with
-     * the resident memory before and after; when {@code enabled} ({@link #SETTING}) is false, one INFO line saying the
-     * pages stay; in a JVM nothing. Never throws: this only saves memory (a failure is one DEBUG line).
+     * Once the agent serves: in a native executable, pages out its executable's mappings, drops or keeps the rest of
+     * its cached pages ({@code rest}) and logs one INFO line with the resident memory before and after; when
+     * {@code enabled} ({@link #SETTING}) is false, one INFO line saying the pages stay; in a JVM nothing. Never throws:
+     * this only saves memory (a failure is one DEBUG line).
      */
-    public static void releaseStartupPages(boolean enabled) {
+    public static void releaseStartupPages(boolean enabled, CachedRest rest) {
+        Objects.requireNonNull(rest, "rest");
         if (!"runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode"))) {
             return;
         }
@@ -72,10 +108,12 @@ public final class ExecutablePages {
             List<Mapping> mappings = mappings(Files.readString(Path.of("/proc/self/maps")), executable.toString());
             long before = residentKiB(Files.readString(Path.of("/proc/self/status")));
             long advised = pageOut(mappings);
+            boolean dropped = rest == CachedRest.DROPPED && dropUnmappedCache(executable);
             long after = residentKiB(Files.readString(Path.of("/proc/self/status")));
             LOG.log(System.Logger.Level.INFO, "start-up done: {3}''s start-up pages handed back to the kernel, resident"
-                    + " {0} MiB before and {1} MiB after ({2} MiB of mappings advised)", before / 1024, after / 1024,
-                    advised >> 20, executable);
+                    + " {0} MiB before and {1} MiB after ({2} MiB of mappings advised; the pages no process maps {4}"
+                    + " the page cache)", before / 1024, after / 1024, advised >> 20, executable,
+                    dropped ? "dropped from" : "left in");
         } catch (IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "the executable''s start-up pages stay resident: {0}", e.toString());
         }
@@ -114,21 +152,58 @@ public final class ExecutablePages {
         return found;
     }
 
-    /** Advises {@code MADV_PAGEOUT} over each mapping; the bytes the kernel accepted the advice for. */
+    /**
+     * Advises {@code MADV_PAGEOUT} over each mapping, then {@code MADV_RANDOM}; the bytes the kernel accepted the
+     * paging-out for. Paging out drops the clean pages from the page cache too (no other process maps them), so each
+     * page the agent reads afterwards is read from the file again, and the kernel's read-ahead would read (and, since
+     * Linux 6.18, map) up to hundreds of KiB around it: a plugin paged out to 18-23 MiB was back at 40 MiB after 2,000
+     * Allocates. {@code MADV_RANDOM} turns read-ahead off for these mappings, so a page read back comes alone.
+     */
     static long pageOut(List<Mapping> mappings) {
         long advised = 0;
         for (Mapping m : mappings) {
             if (Libc.madvise(m.start(), m.length(), MADV_PAGEOUT) == 0) {
                 advised += m.length();
+                Libc.madvise(m.start(), m.length(), MADV_RANDOM);
             }
         }
         return advised;
     }
 
-    /** {@code madvise(2)} of the C library, its status only (errno is not needed: a refusal changes nothing). */
+    /**
+     * Drops {@code file}'s cached pages that no process maps from the page cache ({@code POSIX_FADV_DONTNEED}); true
+     * when the kernel took the advice. Paging out leaves the pages around those the agent read at start in the cache
+     * (the kernel maps its fault-around window only where the agent read), and each page the agent reads later would
+     * map its cached neighbours again, 16 at a time: a plugin paged out to 18-23 MiB was back at 38 MiB after 2,000
+     * Allocates when its executable had been written as an image's unpacking writes it, 27 MiB when it had been read
+     * in whole and paging out had dropped it with its large folios. A page another process maps stays.
+     */
+    static boolean dropUnmappedCache(Path file) {
+        try (Arena arena = Arena.ofConfined()) {
+            int fd = Libc.open(arena.allocateFrom(file.toString()), O_RDONLY_CLOEXEC);
+            if (fd < 0) {
+                return false;
+            }
+            try {
+                return Libc.fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+            } finally {
+                Libc.close(fd);
+            }
+        }
+    }
+
+    /** The C library's calls, their status only (errno is not needed: a refusal changes nothing). */
     private static final class Libc {
-        private static final Optional<MethodHandle> MADVISE = Linker.nativeLinker().defaultLookup().find("madvise")
-                .map(address -> Linker.nativeLinker().downcallHandle(address, MADVISE_SHAPE));
+        private static final Optional<MethodHandle> MADVISE = link("madvise", MADVISE_SHAPE);
+        private static final Optional<MethodHandle> OPEN = link("open", OPEN_SHAPE,
+                Linker.Option.firstVariadicArg(OPEN_FIRST_VARIADIC));
+        private static final Optional<MethodHandle> FADVISE = link("posix_fadvise", FADVISE_SHAPE);
+        private static final Optional<MethodHandle> CLOSE = link("close", CLOSE_SHAPE);
+
+        private static Optional<MethodHandle> link(String name, FunctionDescriptor shape, Linker.Option... options) {
+            return Linker.nativeLinker().defaultLookup().find(name)
+                    .map(address -> Linker.nativeLinker().downcallHandle(address, shape, options));
+        }
 
         static int madvise(long address, long length, int advice) {
             if (MADVISE.isEmpty()) {
@@ -136,6 +211,46 @@ public final class ExecutablePages {
             }
             try {
                 return (int) MADVISE.get().invokeExact(MemorySegment.ofAddress(address), length, advice);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        static int open(MemorySegment path, int flags) {
+            if (OPEN.isEmpty()) {
+                return -1;
+            }
+            try {
+                return (int) OPEN.get().invokeExact(path, flags);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        /** {@code posix_fadvise}: 0, or the error number itself (it sets no errno). */
+        static int fadvise(int fd, long offset, long length, int advice) {
+            if (FADVISE.isEmpty()) {
+                return -1;
+            }
+            try {
+                return (int) FADVISE.get().invokeExact(fd, offset, length, advice);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        static int close(int fd) {
+            if (CLOSE.isEmpty()) {
+                return -1;
+            }
+            try {
+                return (int) CLOSE.get().invokeExact(fd);
             } catch (RuntimeException | Error e) {
                 throw e;
             } catch (Throwable e) {

@@ -92,11 +92,103 @@ class ExecutablePagesTest {
         }
     }
 
-    /** A native agent links madvise only if native-image registered its shape: the kit's metadata names exactly it. */
+    /**
+     * After paging out, a page read back comes without read-ahead: at most the kernel's fault-around (16 pages) per
+     * read. With read-ahead, 256 reads scattered over a 64 MiB file mapped 45 MiB on Linux 6.18 (a device read-ahead of
+     * 8 MiB, and large folios of which a fault maps the whole one); an older kernel maps less either way.
+     */
+    @Test
+    void pagesReadBackAfterPagingOutComeWithoutReadAhead() throws IOException {
+        Path file = Files.createTempFile(Path.of("target").toAbsolutePath(), "executable-pages", ".bin");
+        try {
+            int pages = 16_384;
+            byte[] content = new byte[pages * PAGE];
+            new Random(11).nextBytes(content);
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                channel.write(ByteBuffer.wrap(content));
+                channel.force(true);
+            }
+            String path = file.toRealPath().toString();
+            try (Arena arena = Arena.ofConfined();
+                 FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                MemorySegment mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, content.length, arena);
+                for (long offset = 0; offset < content.length; offset += PAGE) {
+                    mapped.get(ValueLayout.JAVA_BYTE, offset);
+                }
+                ExecutablePages.pageOut(ExecutablePages.mappings(Files.readString(Path.of("/proc/self/maps")), path));
+                long pagedOut = residentKiB(path);
+
+                int reads = 256;
+                for (int i = 0; i < reads; i++) {
+                    int page = 37 + i * (pages / reads);
+                    assertThat(mapped.get(ValueLayout.JAVA_BYTE, (long) page * PAGE)).isEqualTo(content[page * PAGE]);
+                }
+
+                assertThat(residentKiB(path) - pagedOut).as("KiB mapped by %d reads after paging out", reads)
+                        .isLessThanOrEqualTo(reads * 16L * PAGE / 1024);
+            }
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /**
+     * After paging out, the cached pages around those the agent read are dropped too: a page read later maps itself,
+     * not the 16-page fault-around window of cached neighbours. The file is written in 4 KiB writes (small page-cache
+     * folios, as an image's unpacking leaves them) and every 32nd page read, so the kernel maps the first half of each
+     * 32-page stretch and the second half stays cached, unmapped.
+     */
+    @Test
+    void theCachedPagesNoProcessMapsAreDroppedSoALaterReadMapsItsPageAlone() throws IOException {
+        Path file = Files.createTempFile(Path.of("target").toAbsolutePath(), "executable-pages", ".bin");
+        try {
+            int pages = 4096;
+            byte[] content = new byte[pages * PAGE];
+            new Random(13).nextBytes(content);
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                for (int page = 0; page < pages; page++) {
+                    channel.write(ByteBuffer.wrap(content, page * PAGE, PAGE));
+                }
+                channel.force(true);
+            }
+            String path = file.toRealPath().toString();
+            try (Arena arena = Arena.ofConfined();
+                 FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                MemorySegment mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, content.length, arena);
+                for (int page = 0; page < pages; page += 32) {
+                    mapped.get(ValueLayout.JAVA_BYTE, (long) page * PAGE);
+                }
+                ExecutablePages.pageOut(ExecutablePages.mappings(Files.readString(Path.of("/proc/self/maps")), path));
+                assertThat(ExecutablePages.dropUnmappedCache(file)).isTrue();
+                long pagedOut = residentKiB(path);
+
+                int reads = 0;
+                for (int page = 16; page < pages; page += 32) {
+                    assertThat(mapped.get(ValueLayout.JAVA_BYTE, (long) page * PAGE)).isEqualTo(content[page * PAGE]);
+                    reads++;
+                }
+
+                assertThat(residentKiB(path) - pagedOut).as("KiB mapped by %d reads after paging out", reads)
+                        .isLessThanOrEqualTo(reads * 2L * PAGE / 1024);
+            }
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    @Test
+    void droppingTheCacheOfAFileThatIsNotThereIsRefusedQuietly() {
+        assertThat(ExecutablePages.dropUnmappedCache(Path.of("target", "no-such-executable"))).isFalse();
+    }
+
+    /** A native agent links its libc calls only if native-image registered their shapes: the kit's metadata names exactly them. */
     @Test
     void nativeImageRegistersExactlyTheDowncallShapeTheKitLinks() throws IOException {
         assertThat(ForeignDowncalls.registered("/META-INF/native-image/dev.kgpu/agent-kit/reachability-metadata.json"))
-                .containsExactly(ForeignDowncalls.shape(ExecutablePages.MADVISE_SHAPE, false));
+                .containsExactlyInAnyOrder(ForeignDowncalls.shape(ExecutablePages.MADVISE_SHAPE, false),
+                        ForeignDowncalls.variadicShape(ExecutablePages.OPEN_SHAPE, ExecutablePages.OPEN_FIRST_VARIADIC),
+                        ForeignDowncalls.shape(ExecutablePages.FADVISE_SHAPE, false),
+                        ForeignDowncalls.shape(ExecutablePages.CLOSE_SHAPE, false));
     }
 
     /** The resident KiB of this process's mapping of {@code path}, from {@code /proc/self/smaps}. */

@@ -60,8 +60,10 @@ public class PluginWiring {
                 .reloads(NodeRuntime.RUNNING, launched.reload())
                 .start(settings);
         supervisor = started;
-        // after the first serve, the node's first event: a native executable's pages only its start read go back
-        started.post(() -> ExecutablePages.releaseStartupPages(settings.releaseStartupPages()));
+        // after the first serve, the node's first event: a native executable's pages only its start read go back; the
+        // rest stay cached, so the first XID's path is mapped from memory, not read from disk
+        started.post(() -> ExecutablePages.releaseStartupPages(settings.releaseStartupPages(),
+                ExecutablePages.CachedRest.KEPT));
         return started;
     }
 

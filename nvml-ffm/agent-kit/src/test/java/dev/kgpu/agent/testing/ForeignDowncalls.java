@@ -15,7 +15,8 @@ import java.util.Map;
  * The FFM downcall shapes a module registers for native-image (the {@code foreign.downcalls} of its
  * {@code META-INF/native-image/<group>/<artifact>/reachability-metadata.json}), and the same words for a
  * {@link FunctionDescriptor} the code links: a native executable links a downcall only if its shape is registered, so
- * each module's test compares the two. A shape reads {@code int[void*, long long, int] errno=false}. Stateless.
+ * each module's test compares the two. A shape reads {@code int[void*, long long, int] errno=false}, and a variadic
+ * one {@code int[void*, int] errno=false variadic from 2}. Stateless.
  */
 public final class ForeignDowncalls {
 
@@ -38,8 +39,10 @@ public final class ForeignDowncalls {
         for (JsonNode downcall : root.path("foreign").path("downcalls")) {
             List<String> parameters = new ArrayList<>();
             downcall.path("parameterTypes").forEach(p -> parameters.add(p.asText()));
+            JsonNode options = downcall.path("options");
             registered.add(downcall.path("returnType").asText() + parameters + " errno="
-                    + downcall.path("options").path("captureCallState").asBoolean(false));
+                    + options.path("captureCallState").asBoolean(false)
+                    + (options.has("firstVariadicArg") ? " variadic from " + options.path("firstVariadicArg").asInt() : ""));
         }
         return registered;
     }
@@ -48,5 +51,10 @@ public final class ForeignDowncalls {
     public static String shape(FunctionDescriptor descriptor, boolean errno) {
         List<String> parameters = descriptor.argumentLayouts().stream().map(l -> C_TYPES.get(l.withoutName())).toList();
         return C_TYPES.get(descriptor.returnLayout().orElseThrow().withoutName()) + parameters + " errno=" + errno;
+    }
+
+    /** {@code descriptor} of a variadic function linked with {@code Linker.Option.firstVariadicArg(firstVariadic)}. */
+    public static String variadicShape(FunctionDescriptor descriptor, int firstVariadic) {
+        return shape(descriptor, false) + " variadic from " + firstVariadic;
     }
 }
