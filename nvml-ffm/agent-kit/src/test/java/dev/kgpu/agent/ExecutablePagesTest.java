@@ -55,16 +55,11 @@ class ExecutablePagesTest {
      */
     @Test
     void pagingOutAMappedFileTakesItsPagesOutOfThisProcesssMemory() throws IOException {
-        // on disk, not tmpfs (a tmpfs page has nowhere to go without swap): the module's build folder
-        Path file = Files.createTempFile(Path.of("target").toAbsolutePath(), "executable-pages", ".bin");
+        int pages = 1024;
+        byte[] content = new byte[pages * PAGE];
+        new Random(7).nextBytes(content);
+        Path file = writtenFile(content, content.length);
         try {
-            int pages = 1024;
-            byte[] content = new byte[pages * PAGE];
-            new Random(7).nextBytes(content);
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-                channel.write(ByteBuffer.wrap(content));
-                channel.force(true); // clean pages: a dirty one would have to be written back first
-            }
             String path = file.toRealPath().toString();
             try (Arena arena = Arena.ofConfined();
                  FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -99,15 +94,11 @@ class ExecutablePagesTest {
      */
     @Test
     void pagesReadBackAfterPagingOutComeWithoutReadAhead() throws IOException {
-        Path file = Files.createTempFile(Path.of("target").toAbsolutePath(), "executable-pages", ".bin");
+        int pages = 16_384;
+        byte[] content = new byte[pages * PAGE];
+        new Random(11).nextBytes(content);
+        Path file = writtenFile(content, content.length);
         try {
-            int pages = 16_384;
-            byte[] content = new byte[pages * PAGE];
-            new Random(11).nextBytes(content);
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-                channel.write(ByteBuffer.wrap(content));
-                channel.force(true);
-            }
             String path = file.toRealPath().toString();
             try (Arena arena = Arena.ofConfined();
                  FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -140,17 +131,11 @@ class ExecutablePagesTest {
      */
     @Test
     void theCachedPagesNoProcessMapsAreDroppedSoALaterReadMapsItsPageAlone() throws IOException {
-        Path file = Files.createTempFile(Path.of("target").toAbsolutePath(), "executable-pages", ".bin");
+        int pages = 4096;
+        byte[] content = new byte[pages * PAGE];
+        new Random(13).nextBytes(content);
+        Path file = writtenFile(content, PAGE);
         try {
-            int pages = 4096;
-            byte[] content = new byte[pages * PAGE];
-            new Random(13).nextBytes(content);
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-                for (int page = 0; page < pages; page++) {
-                    channel.write(ByteBuffer.wrap(content, page * PAGE, PAGE));
-                }
-                channel.force(true);
-            }
             String path = file.toRealPath().toString();
             try (Arena arena = Arena.ofConfined();
                  FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -189,6 +174,22 @@ class ExecutablePagesTest {
                         ForeignDowncalls.variadicShape(ExecutablePages.OPEN_SHAPE, ExecutablePages.OPEN_FIRST_VARIADIC),
                         ForeignDowncalls.shape(ExecutablePages.FADVISE_SHAPE, false),
                         ForeignDowncalls.shape(ExecutablePages.CLOSE_SHAPE, false));
+    }
+
+    /**
+     * A new file holding {@code content}, written in writes of {@code writeSize} bytes and synced (clean pages: a dirty
+     * one would have to be written back before it could be paged out). On disk, not tmpfs (a tmpfs page has nowhere
+     * to go without swap): the module's build folder.
+     */
+    private static Path writtenFile(byte[] content, int writeSize) throws IOException {
+        Path file = Files.createTempFile(Path.of("target").toAbsolutePath(), "executable-pages", ".bin");
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            for (int offset = 0; offset < content.length; offset += writeSize) {
+                channel.write(ByteBuffer.wrap(content, offset, Math.min(writeSize, content.length - offset)));
+            }
+            channel.force(true);
+        }
+        return file;
     }
 
     /** The resident KiB of this process's mapping of {@code path}, from {@code /proc/self/smaps}. */
