@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectorBuilder
 import io.fabric8.kubernetes.client.extended.run.RunOperations;
 import io.fabric8.kubernetes.client.impl.BaseClient;
 
-import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -27,20 +26,14 @@ import java.util.function.BooleanSupplier;
  * Each names its kind, and a named kind keeps its whole model in the executable: its builders, fluents and every
  * type those name (docs/benchmarks.md, "The Kubernetes kinds the agents register"). Here the client registers the
  * Pod's operations only, the one of the twelve an agent reads (discovery its own pod, the validator its workload
- * pods), and the methods in {@link #DELETED} are gone: native-image leaves a deleted method out of the reflection
- * registrations, and fails the build, naming the method, if code calls it. An agent that needs one of them takes
- * it off this list. {@code NativeKubernetesClientTest} checks each target against the fabric8 on the class path, so
+ * pods), and the methods marked {@code @Delete} below are gone: native-image leaves a deleted method out of the
+ * reflection registrations, and fails the build, naming the method, if code calls it. An agent that needs one of
+ * them removes its declaration here. {@code NativeKubernetesClientTest} checks each target against the fabric8 on the class path, so
  * a fabric8 upgrade that renames one fails in the JVM tests rather than in a native build.
  */
 final class NativeKubernetesClient {
 
     static final String TARGET = "io.fabric8.kubernetes.client.impl.KubernetesClientImpl";
-
-    /** The methods of {@link #TARGET} that the native executables do not have. */
-    static final List<String> DELETED = List.of("apiServices", "bindings", "certificateSigningRequests",
-            "componentstatuses", "configMaps", "endpoints", "leases", "limitRanges", "namespaces",
-            "persistentVolumeClaims", "persistentVolumes", "replicationControllers", "resourceQuotas", "runtimeClasses",
-            "secrets", "serviceAccounts", "services", "tokenReviews", "leaderElector", "run", "top");
 
     private NativeKubernetesClient() {
     }
