@@ -221,8 +221,9 @@ public final class Supervisor<S, E> {
 
         /**
          * SIGHUP (and {@link Supervisor#reload}) loads the settings again with {@code loader}, on the agent thread.
-         * The engine installs the {@link HangupSignal} relay at {@link #start}. Without this, SIGHUP keeps the
-         * JVM's meaning (the process ends).
+         * The engine installs the {@link HangupSignal} relay at {@link #start}, before the handler starts; a SIGHUP
+         * while it starts reloads once it has started. Without this, SIGHUP keeps the JVM's meaning (the process
+         * ends).
          *
          * @param running what the settings in use are called in the log lines, e.g. {@code the running config}:
          *                {@code SIGHUP: keeping the running config: invalid configuration: ...}
@@ -256,11 +257,14 @@ public final class Supervisor<S, E> {
          */
         public Supervisor<S, E> start(S settings) {
             Supervisor<S, E> supervisor = new Supervisor<>(this, Objects.requireNonNull(settings, "settings"));
-            supervisor.thread.start();
-            supervisor.awaitStarted();
             if (loader != null) {
+                // Before the handler starts: a SIGHUP sent once it said it is ready (a file written, a socket served)
+                // but before start returned is a reload queued behind the start, not the JVM's default, which ends
+                // the process with status 129.
                 HangupSignal.relayTo(supervisor::reload);
             }
+            supervisor.thread.start();
+            supervisor.awaitStarted();
             if (Launch.launchedByMain()) {
                 StopSignal.relayTo(supervisor::stopForExit); // SIGTERM: stop, and the entry point exits with the status
             }

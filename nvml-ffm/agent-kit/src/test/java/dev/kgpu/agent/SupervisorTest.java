@@ -261,6 +261,23 @@ class SupervisorTest {
     }
 
     @Test
+    void aSighupWhileTheHandlerStartsReloadsOnceItHasStarted() throws Exception {
+        if (sighupIgnored()) {
+            return; // started under nohup: HangupSignalTest covers what the JVM then does
+        }
+        Recorder handler = new Recorder();
+        // as a config manager does that sends SIGHUP as soon as the agent's ready file appears, before start returned
+        handler.onStart = control -> Signal.raise(new Signal("HUP"));
+        Supervisor<String, String> supervisor = Supervisor.builder(THREAD, handler)
+                .reloads("the running config", () -> "from SIGHUP")
+                .start("v1");
+
+        assertThat(handler.next()).isEqualTo("start v1");
+        assertThat(handler.next()).isEqualTo("reload from SIGHUP");
+        supervisor.stop(WAIT);
+    }
+
+    @Test
     void anAgentWithoutALoaderRefusesToReload() {
         Supervisor<String, String> supervisor = start(new Recorder());
         try {
