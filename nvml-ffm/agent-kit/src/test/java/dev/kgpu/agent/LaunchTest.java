@@ -1,5 +1,6 @@
 package dev.kgpu.agent;
 
+import dev.kgpu.agent.testing.IgnoredSignals;
 import dev.kgpu.config.InvalidConfigException;
 import dev.kgpu.config.UsageRequestedException;
 import org.junit.jupiter.api.Test;
@@ -125,7 +126,7 @@ class LaunchTest {
 
     @Test
     void aSupervisorStartedUnderMainStopsOnSigtermAndTheEntryPointReturnsItsStatus() throws Exception {
-        assertThat(StopSignalTest.sigtermIgnored()).as("this test JVM was started with SIGTERM ignored").isFalse();
+        assertThat(IgnoredSignals.ignored(IgnoredSignals.SIGTERM)).as("this test JVM was started with SIGTERM ignored").isFalse();
         SupervisorTest.Recorder handler = new SupervisorTest.Recorder();
         AtomicInteger status = new AtomicInteger(-1);
         SignalHandler jvms = Signal.handle(new Signal("TERM"), SignalHandler.SIG_DFL);

@@ -1,13 +1,10 @@
 package dev.kgpu.agent;
 
+import dev.kgpu.agent.testing.IgnoredSignals;
 import org.junit.jupiter.api.Test;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
-import java.io.IOException;
-import java.math.BigInteger;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -18,7 +15,7 @@ class StopSignalTest {
 
     @Test
     void aSigtermRunsTheActionInsteadOfTheJvmsShutdown() throws Exception {
-        assertThat(sigtermIgnored()).as("this test JVM was started with SIGTERM ignored").isFalse();
+        assertThat(IgnoredSignals.ignored(IgnoredSignals.SIGTERM)).as("this test JVM was started with SIGTERM ignored").isFalse();
         CountDownLatch stopped = new CountDownLatch(1);
         SignalHandler jvms = Signal.handle(new Signal("TERM"), SignalHandler.SIG_DFL);
         Signal.handle(new Signal("TERM"), jvms);
@@ -31,14 +28,5 @@ class StopSignalTest {
         } finally {
             Signal.handle(new Signal("TERM"), jvms); // the test JVM's own SIGTERM behaviour again
         }
-    }
-
-    /** Whether SIGTERM (signal 15, bit 14) is in this process's ignored mask, as the kernel reports it. */
-    static boolean sigtermIgnored() throws IOException {
-        String mask = Files.readAllLines(Path.of("/proc/self/status")).stream()
-                .filter(line -> line.startsWith("SigIgn:"))
-                .map(line -> line.substring("SigIgn:".length()).strip())
-                .findFirst().orElseThrow();
-        return new BigInteger(mask, 16).testBit(14);
     }
 }

@@ -1,5 +1,6 @@
 package dev.kgpu.agent;
 
+import dev.kgpu.agent.testing.IgnoredSignals;
 import dev.kgpu.agent.testing.LogLines;
 import dev.kgpu.agent.Supervisor.Control;
 import dev.kgpu.agent.Supervisor.Ending;
@@ -8,9 +9,6 @@ import dev.kgpu.config.InvalidConfigException;
 import org.junit.jupiter.api.Test;
 import sun.misc.Signal;
 
-import java.math.BigInteger;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -245,7 +243,7 @@ class SupervisorTest {
 
     @Test
     void aRealSighupReloads() throws Exception {
-        if (sighupIgnored()) {
+        if (IgnoredSignals.ignored(IgnoredSignals.SIGHUP)) {
             return; // started under nohup: HangupSignalTest covers what the JVM then does
         }
         Recorder handler = new Recorder();
@@ -262,7 +260,7 @@ class SupervisorTest {
 
     @Test
     void aSighupWhileTheHandlerStartsReloadsOnceItHasStarted() throws Exception {
-        if (sighupIgnored()) {
+        if (IgnoredSignals.ignored(IgnoredSignals.SIGHUP)) {
             return; // started under nohup: HangupSignalTest covers what the JVM then does
         }
         Recorder handler = new Recorder();
@@ -502,13 +500,5 @@ class SupervisorTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    private static boolean sighupIgnored() throws java.io.IOException {
-        String mask = Files.readAllLines(Path.of("/proc/self/status")).stream()
-                .filter(line -> line.startsWith("SigIgn:"))
-                .map(line -> line.substring("SigIgn:".length()).strip())
-                .findFirst().orElseThrow();
-        return new BigInteger(mask, 16).testBit(0);
     }
 }

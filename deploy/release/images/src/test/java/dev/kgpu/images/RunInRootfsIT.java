@@ -1,5 +1,7 @@
 package dev.kgpu.images;
 
+import dev.kgpu.agent.testing.IgnoredSignals;
+import dev.kgpu.exporter.testing.Await;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -13,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
@@ -34,9 +35,8 @@ class RunInRootfsIT {
     @ParameterizedTest
     @ValueSource(strings = {"TERM", "INT", "HUP"})
     void passesTheSignalToTheCommandAndReturnsItsStatus(String signal) throws IOException, InterruptedException {
-        // a signal ignored here is ignored in every process started from here, and a shell cannot trap it (a CI job
-        // started in the background of a non-interactive shell ignores SIGINT): nothing to pass on then
-        assumeFalse(ignoredHere(signal), "SIG" + signal + " is ignored by this JVM, and so by what it starts");
+        // a signal this JVM was started with ignored is ignored by all it starts: nothing to pass on then
+        assumeFalse(IgnoredSignals.ignored(number(signal)), "SIG" + signal + " is ignored by this JVM, and so by what it starts");
         Path rootfs = Files.createDirectories(dir.resolve("rootfs/opt")).getParent();
         Path ready = dir.resolve("ready");
         Path output = dir.resolve("output");
@@ -51,17 +51,9 @@ class RunInRootfsIT {
                 "--", "/bin/bash", "-c", command))
                 .redirectErrorStream(true).redirectOutput(output.toFile()).start();
         try {
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (!Files.exists(ready)) {
-                if (!wrapper.isAlive()) {
-                    fail("run-in-rootfs ended (status %d) before the command was ready: %s", wrapper.exitValue(),
-                            Files.readString(output, StandardCharsets.UTF_8));
-                }
-                if (System.nanoTime() > deadline) {
-                    fail("the command was not ready within %s: %s", WAIT, Files.readString(output, StandardCharsets.UTF_8));
-                }
-                Thread.sleep(20);
-            }
+            Await.until("the command ready, or run-in-rootfs ended", WAIT, () -> Files.exists(ready) || !wrapper.isAlive());
+            assertThat(wrapper.isAlive()).as("run-in-rootfs still running once the command was ready: %s",
+                    Files.readString(output, StandardCharsets.UTF_8)).isTrue();
 
             Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(wrapper.pid())).inheritIO().start();
             assertThat(kill.waitFor(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
@@ -76,17 +68,12 @@ class RunInRootfsIT {
         }
     }
 
-    /** Whether this process ignores {@code signal}: its bit in the {@code SigIgn} mask of {@code /proc/self/status}. */
-    private static boolean ignoredHere(String signal) throws IOException {
-        int number = switch (signal) {
-            case "HUP" -> 1;
-            case "INT" -> 2;
-            case "TERM" -> 15;
+    private static int number(String signal) {
+        return switch (signal) {
+            case "HUP" -> IgnoredSignals.SIGHUP;
+            case "INT" -> IgnoredSignals.SIGINT;
+            case "TERM" -> IgnoredSignals.SIGTERM;
             default -> throw new IllegalArgumentException("signal was '" + signal + "' but it must be HUP, INT or TERM");
         };
-        String mask = Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.UTF_8).stream()
-                .filter(line -> line.startsWith("SigIgn:")).findFirst()
-                .orElseThrow(() -> new AssertionError("/proc/self/status has no SigIgn line")).substring(7).strip();
-        return new java.math.BigInteger(mask, 16).testBit(number - 1);
     }
 }
