@@ -38,7 +38,8 @@ import java.util.function.Supplier;
  *       once at ERROR, stops the agent and makes the status 1: an agent never exits 0 after something
  *       unexpected.</li>
  *   <li>SIGTERM, for an agent its entry point launched ({@link Launch#main}): the {@link StopSignal} relay, installed
- *       by the engine, stops the agent as {@link #stop} does, and the entry point returns its status (0 after a clean
+ *       by the engine before the handler starts (a SIGTERM during the start stops the agent once the start returned),
+ *       stops the agent as {@link #stop} does, and the entry point returns its status (0 after a clean
  *       stop, as NVIDIA's agents exit, not the JVM's 143). The process's exit does not wait for
  *       {@link Handler#release}; a handler that holds NVML closes it in {@link Handler#stop}, as the exit runs the
  *       NVML library's destructors, which must find no thread inside it (an event thread in
@@ -263,11 +264,14 @@ public final class Supervisor<S, E> {
                 // the process with status 129.
                 HangupSignal.relayTo(supervisor::reload);
             }
+            if (Launch.launchedByMain()) {
+                // SIGTERM: stop, and the entry point exits with the status. Before the handler starts too: a SIGTERM
+                // while it starts (its sockets served, its files written) is a stop queued behind the start, which
+                // cleans them up, not the JVM's shutdown, which exits 143 while the start still runs and leaves them.
+                StopSignal.relayTo(supervisor::stopForExit);
+            }
             supervisor.thread.start();
             supervisor.awaitStarted();
-            if (Launch.launchedByMain()) {
-                StopSignal.relayTo(supervisor::stopForExit); // SIGTERM: stop, and the entry point exits with the status
-            }
             return supervisor;
         }
     }

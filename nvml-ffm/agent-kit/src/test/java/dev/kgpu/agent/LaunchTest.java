@@ -148,6 +148,38 @@ class LaunchTest {
     }
 
     @Test
+    void aSigtermWhileTheHandlerStartsStopsItOnceItHasStartedAndTheEntryPointReturnsZero() throws Exception {
+        assertThat(IgnoredSignals.ignored(IgnoredSignals.SIGTERM)).as("this test JVM was started with SIGTERM ignored").isFalse();
+        SupervisorTest.Recorder handler = new SupervisorTest.Recorder();
+        AtomicInteger status = new AtomicInteger(-1);
+        SignalHandler jvms = Signal.handle(new Signal("TERM"), SignalHandler.SIG_DFL);
+        Signal.handle(new Signal("TERM"), jvms);
+        AtomicReference<String> whileStarting = new AtomicReference<>();
+        handler.onStart = control -> {
+            // whose SIGTERM it is while the handler starts (the signal is dispatched on another thread, so only this
+            // tells, every time, whether a SIGTERM now would reach the agent or end the JVM with status 143)
+            SignalHandler now = Signal.handle(new Signal("TERM"), SignalHandler.SIG_DFL);
+            Signal.handle(new Signal("TERM"), now);
+            whileStarting.set(now.toString());
+            // as the kubelet stops a container whose agent has served its socket but not yet returned from its start
+            Signal.raise(new Signal("TERM"));
+        };
+        try {
+            launch.main(new String[] {"30s"}, status::set, settings -> status.set(launch.run(new String[0], name -> null,
+                    launched -> Supervisor.builder(SupervisorTest.THREAD, handler)
+                            .start(launched.settings().interval())
+                            .awaitExit())));
+        } finally {
+            Signal.handle(new Signal("TERM"), jvms); // the test JVM's own SIGTERM behaviour again
+        }
+
+        // sun.misc.Signal wraps the handler anew at each call: the same handler prints the same
+        assertThat(whileStarting.get()).as("SIGTERM's handler while the agent starts").isNotEqualTo(jvms.toString());
+        assertThat(status).hasValue(0);
+        assertThat(handler.calls).containsExactly("start 30s", "stop Stopped");
+    }
+
+    @Test
     void aSupervisorStartedWithoutMainLeavesSigtermAlone() {
         SignalHandler before = Signal.handle(new Signal("TERM"), SignalHandler.SIG_DFL);
         Signal.handle(new Signal("TERM"), before);
