@@ -9,8 +9,12 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -26,14 +30,20 @@ import java.util.Optional;
  * {@link #releaseStartupPages} advises {@code MADV_PAGEOUT} over each of the executable's own mappings: the clean file
  * pages are reclaimed, as memory pressure would, and those the agent uses come back on their next read, one page at
  * a time ({@code MADV_RANDOM}: no read-ahead around them); the agent chooses whether the cached pages its start left
- * unmapped stay ({@link CachedRest}). Pages it wrote (anonymous copies) stay. Only in a native executable (a JVM's
+ * unmapped stay ({@link CachedRest}). Pages it wrote (anonymous copies) stay. An agent whose first answer someone
+ * waits for (the plugin's registration) may first call {@link #unmapStartupPages} just before it: a cheap step that
+ * only unmaps, so it answers at about the size it serves with instead of with its whole start mapped. Only in a
+ * native executable (a JVM's
  * own mappings are the JDK's); a kernel older than 5.4 refuses the advice ({@code EINVAL}) and nothing changes.
  * {@code KGPU_RELEASE_STARTUP_PAGES=false} ({@link #SETTING}, listed among each agent's settings) keeps them
  * resident. Stateless; any thread.
  */
 public final class ExecutablePages {
 
-    /** {@code KGPU_RELEASE_STARTUP_PAGES}: whether a native agent hands its start-up pages back once it serves. */
+    /**
+     * {@code KGPU_RELEASE_STARTUP_PAGES}: whether a native agent hands its start-up pages back once it serves (and the
+     * plugin unmaps them before it registers).
+     */
     public static final Setting<Boolean> SETTING = Setting.of(List.of(), List.of("KGPU_RELEASE_STARTUP_PAGES"),
             ValueType.bool(), true, "kgpu: a native agent hands the pages of its executable that only its start read"
                     + " back to the kernel once it serves (20-30 MiB less resident); false keeps them");
@@ -45,6 +55,14 @@ public final class ExecutablePages {
     static final int MADV_PAGEOUT = 21;
     /** {@code MADV_RANDOM}: no read-ahead on a fault in the range. */
     static final int MADV_RANDOM = 1;
+    /** {@code MADV_DONTNEED}: unmaps the range; a file page stays in the page cache, a page the process wrote is lost. */
+    static final int MADV_DONTNEED = 4;
+    /** {@code int getpagesize(void)}; registered for native-image. */
+    static final FunctionDescriptor GETPAGESIZE_SHAPE = FunctionDescriptor.of(ValueLayout.JAVA_INT);
+    /** {@code /proc/<pid>/pagemap}: bit 63 of a page's entry, the page is present. */
+    static final long PAGEMAP_PRESENT = 1L << 63;
+    /** {@code /proc/<pid>/pagemap}: bit 61 of a page's entry, a file page (or shared anonymous memory). */
+    static final long PAGEMAP_FILE = 1L << 61;
     /** {@code int open(const char *path, int flags, ...)}'s named parameters; registered for native-image. */
     static final FunctionDescriptor OPEN_SHAPE = FunctionDescriptor.of(ValueLayout.JAVA_INT,
             ValueLayout.ADDRESS, ValueLayout.JAVA_INT);
@@ -64,11 +82,19 @@ public final class ExecutablePages {
     private ExecutablePages() {
     }
 
-    /** One mapping of {@code /proc/self/maps}: {@code [start, end)}. */
-    record Mapping(long start, long end) {
+    /** One mapping of {@code /proc/self/maps}: {@code [start, end)}, and whether the process may write to it. */
+    record Mapping(long start, long end, boolean writable) {
         long length() {
             return end - start;
         }
+    }
+
+    /** Pages {@code [from, to)} of a mapping, counted from its start. */
+    record Run(int from, int to) {
+    }
+
+    /** What {@link #unmap} did: the bytes the kernel took the advice for, and the pages of its own it kept. */
+    record Unmapped(long advised, long kept) {
     }
 
     /** What becomes of the executable's cached pages that the agent's start left unmapped, once it has paged out. */
@@ -119,6 +145,100 @@ public final class ExecutablePages {
         }
     }
 
+    /**
+     * Just before the agent's first answer (the plugin: before it first registers with the kubelet), in a native
+     * executable: unmaps what its start mapped of the executable's read-only mappings (code, read-only image heap),
+     * leaving those pages in the page cache, and logs one INFO line with the resident memory before and after. About 2
+     * ms: nothing is read or reclaimed. What the agent touches next is mapped again from the cache, without reading
+     * the disk, so its first answers come at once and it answers at a resident size close to what it needs to serve;
+     * {@link #releaseStartupPages} still pages out once it serves. {@code MADV_DONTNEED} drops a page this process
+     * wrote, so it is advised only over pages that {@code /proc/self/pagemap} shows as the file's own: writable
+     * mappings are left alone, as is any page of a read-only mapping the process wrote before it was made read-only
+     * (the native image's relocated heap holds one). {@code enabled} is {@link #SETTING}. Never throws (a failure is
+     * one DEBUG line); in a JVM nothing.
+     */
+    public static void unmapStartupPages(boolean enabled) {
+        if (!enabled || !"runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode"))) {
+            return;
+        }
+        try {
+            int pageSize = Libc.getpagesize();
+            if (pageSize <= 0) {
+                return;
+            }
+            Path executable = Path.of("/proc/self/exe").toRealPath();
+            List<Mapping> readOnly = mappings(Files.readString(Path.of("/proc/self/maps")), executable.toString())
+                    .stream().filter(m -> !m.writable()).toList();
+            long before = residentKiB(Files.readString(Path.of("/proc/self/status")));
+            Unmapped unmapped = unmap(readOnly, Path.of("/proc/self/pagemap"), pageSize);
+            long after = residentKiB(Files.readString(Path.of("/proc/self/status")));
+            LOG.log(System.Logger.Level.INFO, "start-up: {3}''s start-up pages unmapped, still cached, resident {0} MiB"
+                    + " before and {1} MiB after ({2} MiB of read-only mappings advised, {4} written pages kept)",
+                    before / 1024, after / 1024, unmapped.advised() >> 20, executable, unmapped.kept());
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "the executable''s start-up pages stay mapped: {0}", e.toString());
+        }
+    }
+
+    /**
+     * Advises {@code MADV_DONTNEED} over each mapping's runs of pages that the page map ({@code pagemap}, the file of
+     * {@code /proc/self/pagemap}'s format) shows absent or the file's own, so a page this process wrote (an anonymous
+     * copy) is never dropped. The mappings must be read-only: in a writable one another thread could write a page
+     * between the page map's reading and the advice.
+     */
+    static Unmapped unmap(List<Mapping> mappings, Path pagemap, int pageSize) throws IOException {
+        long advised = 0;
+        long kept = 0;
+        try (FileChannel entries = FileChannel.open(pagemap, StandardOpenOption.READ)) {
+            for (Mapping m : mappings) {
+                long[] pages = pageMap(entries, m, pageSize);
+                List<Run> runs = unwrittenRuns(pages);
+                kept += pages.length - runs.stream().mapToLong(r -> r.to() - r.from()).sum();
+                for (Run run : runs) {
+                    long length = (long) (run.to() - run.from()) * pageSize;
+                    if (Libc.madvise(m.start() + (long) run.from() * pageSize, length, MADV_DONTNEED) == 0) {
+                        advised += length;
+                    }
+                }
+            }
+        }
+        return new Unmapped(advised, kept);
+    }
+
+    /** The page map's entries of {@code mapping}'s pages, one per page; 8 bytes each, in the machine's order. */
+    private static long[] pageMap(FileChannel entries, Mapping mapping, int pageSize) throws IOException {
+        int pages = Math.toIntExact(mapping.length() / pageSize);
+        ByteBuffer buffer = ByteBuffer.allocate(Math.multiplyExact(pages, Long.BYTES)).order(ByteOrder.nativeOrder());
+        long position = mapping.start() / pageSize * Long.BYTES;
+        while (buffer.hasRemaining()) {
+            if (entries.read(buffer, position + buffer.position()) <= 0) {
+                throw new IOException("the page map ended at " + (buffer.position() / Long.BYTES) + " of " + pages
+                        + " pages of the mapping at 0x" + Long.toHexString(mapping.start()));
+            }
+        }
+        long[] found = new long[pages];
+        buffer.flip().asLongBuffer().get(found);
+        return found;
+    }
+
+    /** The runs of pages that are absent or the file's own: every page but those present and anonymous (written). */
+    static List<Run> unwrittenRuns(long[] pagemapEntries) {
+        List<Run> runs = new ArrayList<>();
+        int from = -1;
+        for (int page = 0; page <= pagemapEntries.length; page++) {
+            boolean written = page < pagemapEntries.length && (pagemapEntries[page] & PAGEMAP_PRESENT) != 0
+                    && (pagemapEntries[page] & PAGEMAP_FILE) == 0;
+            boolean unwritten = page < pagemapEntries.length && !written;
+            if (unwritten && from < 0) {
+                from = page;
+            } else if (!unwritten && from >= 0) {
+                runs.add(new Run(from, page));
+                from = -1;
+            }
+        }
+        return runs;
+    }
+
     /** {@code VmRSS} in KiB from the text of {@code /proc/<pid>/status}; -1 without one. */
     static long residentKiB(String status) {
         for (String line : status.split("\n")) {
@@ -147,7 +267,7 @@ public final class ExecutablePages {
                 continue;
             }
             found.add(new Mapping(Long.parseUnsignedLong(fields[0].substring(0, dash), 16),
-                    Long.parseUnsignedLong(fields[0].substring(dash + 1), 16)));
+                    Long.parseUnsignedLong(fields[0].substring(dash + 1), 16), fields[1].indexOf('w') >= 0));
         }
         return found;
     }
@@ -199,6 +319,7 @@ public final class ExecutablePages {
                 Linker.Option.firstVariadicArg(OPEN_FIRST_VARIADIC));
         private static final Optional<MethodHandle> FADVISE = link("posix_fadvise", FADVISE_SHAPE);
         private static final Optional<MethodHandle> CLOSE = link("close", CLOSE_SHAPE);
+        private static final Optional<MethodHandle> GETPAGESIZE = link("getpagesize", GETPAGESIZE_SHAPE);
 
         private static Optional<MethodHandle> link(String name, FunctionDescriptor shape, Linker.Option... options) {
             return Linker.nativeLinker().defaultLookup().find(name)
@@ -238,6 +359,20 @@ public final class ExecutablePages {
             }
             try {
                 return (int) FADVISE.get().invokeExact(fd, offset, length, advice);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        /** The kernel's page size in bytes; -1 when the C library has no {@code getpagesize}. */
+        static int getpagesize() {
+            if (GETPAGESIZE.isEmpty()) {
+                return -1;
+            }
+            try {
+                return (int) GETPAGESIZE.get().invokeExact();
             } catch (RuntimeException | Error e) {
                 throw e;
             } catch (Throwable e) {

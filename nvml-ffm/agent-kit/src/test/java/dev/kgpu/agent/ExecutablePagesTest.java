@@ -34,11 +34,11 @@ class ExecutablePagesTest {
                 """;
 
         assertThat(ExecutablePages.mappings(maps, "/opt/kgpu/plugin")).containsExactly(
-                new ExecutablePages.Mapping(0x400000L, 0x405000L),
-                new ExecutablePages.Mapping(0x410000L, 0x276a000L),
-                new ExecutablePages.Mapping(0x7fe738000000L, 0x7fe7390cb000L));
+                new ExecutablePages.Mapping(0x400000L, 0x405000L, false),
+                new ExecutablePages.Mapping(0x410000L, 0x276a000L, false),
+                new ExecutablePages.Mapping(0x7fe738000000L, 0x7fe7390cb000L, true));
         assertThat(ExecutablePages.mappings(maps, "/opt/kgpu/plugin two"))
-                .containsExactly(new ExecutablePages.Mapping(0x7fef36e00000L, 0x7fef36e01000L));
+                .containsExactly(new ExecutablePages.Mapping(0x7fef36e00000L, 0x7fef36e01000L, false));
         assertThat(ExecutablePages.mappings(maps, "/opt/kgpu/exporter")).isEmpty();
     }
 
@@ -162,6 +162,70 @@ class ExecutablePagesTest {
     }
 
     @Test
+    void theRunsToUnmapLeaveOutEveryPageTheProcessWrote() {
+        long file = ExecutablePages.PAGEMAP_PRESENT | ExecutablePages.PAGEMAP_FILE;
+        long written = ExecutablePages.PAGEMAP_PRESENT;  // present, not the file's: an anonymous copy
+        long absent = 0;
+
+        assertThat(ExecutablePages.unwrittenRuns(new long[] {file, absent, written, file, file, written, written, absent}))
+                .containsExactly(new ExecutablePages.Run(0, 2), new ExecutablePages.Run(3, 5), new ExecutablePages.Run(7, 8));
+        assertThat(ExecutablePages.unwrittenRuns(new long[] {written, written})).isEmpty();
+        assertThat(ExecutablePages.unwrittenRuns(new long[] {file, file, absent})).containsExactly(new ExecutablePages.Run(0, 3));
+        assertThat(ExecutablePages.unwrittenRuns(new long[0])).isEmpty();
+    }
+
+    /**
+     * The advice reaches the kernel, and only over the file's own pages: a file mapped privately and read is resident;
+     * after {@code unmap} its pages are unmapped, but the pages this process wrote (its anonymous copies, which the
+     * advice would drop, the file's bytes coming back in their place) still hold what it wrote.
+     */
+    @Test
+    void unmappingDropsTheFilesPagesAndKeepsThoseTheProcessWrote() throws IOException {
+        int pages = 1024;
+        int pageSize = 4096;
+        byte[] content = new byte[pages * PAGE];
+        new Random(17).nextBytes(content);
+        Path file = writtenFile(content, content.length);
+        try {
+            String path = file.toRealPath().toString();
+            try (Arena arena = Arena.ofConfined();
+                 // a private mapping, copied on write, needs a channel open for writing; the file itself is not written
+                 FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                MemorySegment mapped = channel.map(FileChannel.MapMode.PRIVATE, 0, content.length, arena);
+                // written first: a write to a page of a large page-cache folio unmaps the folio's other pages
+                int[] writtenPages = {3, 4, 500, 1023};
+                for (int page : writtenPages) {
+                    mapped.set(ValueLayout.JAVA_BYTE, (long) page * PAGE + 1, (byte) (content[page * PAGE + 1] + 1));
+                }
+                long sum = 0;
+                for (long offset = 0; offset < content.length; offset += PAGE) {
+                    sum += mapped.get(ValueLayout.JAVA_BYTE, offset);
+                }
+                assertThat(sum).isNotZero();  // the reads are used, so none is left out
+                long before = residentKiB(path);
+                assertThat(before).as("resident after reading every page").isGreaterThanOrEqualTo(content.length / 1024 * 9 / 10);
+
+                List<ExecutablePages.Mapping> mappings = ExecutablePages.mappings(Files.readString(Path.of("/proc/self/maps")), path);
+                assertThat(mappings).hasSize(1);
+                ExecutablePages.Unmapped unmapped = ExecutablePages.unmap(mappings, Path.of("/proc/self/pagemap"), pageSize);
+
+                assertThat(unmapped.kept()).isEqualTo(writtenPages.length);
+                assertThat(unmapped.advised()).isEqualTo((long) (pages - writtenPages.length) * PAGE);
+                assertThat(residentKiB(path)).as("resident after unmapping (was %d KiB)", before)
+                        .isLessThanOrEqualTo(writtenPages.length * PAGE / 1024);
+                for (int page : writtenPages) {
+                    assertThat(mapped.get(ValueLayout.JAVA_BYTE, (long) page * PAGE + 1)).as("written page %d", page)
+                            .isEqualTo((byte) (content[page * PAGE + 1] + 1));
+                }
+                assertThat(mapped.asSlice(PAGE * 100L, PAGE).toArray(ValueLayout.JAVA_BYTE))
+                        .isEqualTo(java.util.Arrays.copyOfRange(content, PAGE * 100, PAGE * 101));
+            }
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    @Test
     void droppingTheCacheOfAFileThatIsNotThereIsRefusedQuietly() {
         assertThat(ExecutablePages.dropUnmappedCache(Path.of("target", "no-such-executable"))).isFalse();
     }
@@ -173,7 +237,8 @@ class ExecutablePagesTest {
                 .containsExactlyInAnyOrder(ForeignDowncalls.shape(ExecutablePages.MADVISE_SHAPE, false),
                         ForeignDowncalls.variadicShape(ExecutablePages.OPEN_SHAPE, ExecutablePages.OPEN_FIRST_VARIADIC),
                         ForeignDowncalls.shape(ExecutablePages.FADVISE_SHAPE, false),
-                        ForeignDowncalls.shape(ExecutablePages.CLOSE_SHAPE, false));
+                        ForeignDowncalls.shape(ExecutablePages.CLOSE_SHAPE, false),
+                        ForeignDowncalls.shape(ExecutablePages.GETPAGESIZE_SHAPE, false));
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.kgpu.plugin.app;
 
 import dev.kgpu.agent.Backoff;
+import dev.kgpu.agent.ExecutablePages;
 import dev.kgpu.plugin.deviceplugin.DevicePluginFrontEnd;
 import dev.kgpu.plugin.deviceplugin.DevicePluginMetrics;
 import dev.kgpu.plugin.deviceplugin.DevicePluginSettings;
@@ -38,8 +39,11 @@ public final class PluginAdapters {
     public static <M extends DevicePluginMetrics & DraMetrics> List<FrontEnd.Binding<PluginSettings, ?>> frontEnds(
             PluginSettings settings, M metrics, Supplier<KubernetesClient> kubernetes, Backoff.Policy retries) {
         List<FrontEnd.Binding<PluginSettings, ?>> frontEnds = new ArrayList<>();
-        settings.devicePlugin().ifPresent(devicePlugin -> frontEnds.add(FrontEnd.bind(devicePlugin(devicePlugin, metrics),
-                (PluginSettings s) -> s.devicePlugin().orElseThrow())));
+        // a native plugin unmaps its start-up pages just before it first registers (they stay cached), so it answers the
+        // kubelet's first calls at about the resident size it serves with; it pages them out once it serves (PluginWiring)
+        Runnable beforeRegistering = () -> ExecutablePages.unmapStartupPages(settings.releaseStartupPages());
+        settings.devicePlugin().ifPresent(devicePlugin -> frontEnds.add(FrontEnd.bind(
+                devicePlugin(devicePlugin, metrics, beforeRegistering), (PluginSettings s) -> s.devicePlugin().orElseThrow())));
         settings.dra().ifPresent(dra -> frontEnds.add(FrontEnd.bind(draDriver(dra, kubernetes.get(), metrics, retries),
                 (PluginSettings s) -> s.dra().orElseThrow())));
         return frontEnds;
@@ -53,9 +57,14 @@ public final class PluginAdapters {
         return settings.dra().isPresent() ? new ExclusiveLedger() : AllocationLedger.none();
     }
 
-    /** The device-plugin API over the kubelet's gRPC, planned by NVIDIA's rules, on the host's device nodes. */
-    public static DevicePluginFrontEnd devicePlugin(DevicePluginSettings settings, DevicePluginMetrics metrics) {
-        return new DevicePluginFrontEnd(new GrpcKubelet(settings.socketDirectory(), settings.kubeletSocket(), metrics),
+    /**
+     * The device-plugin API over the kubelet's gRPC, planned by NVIDIA's rules, on the host's device nodes;
+     * {@code beforeRegistering} runs once, just before the first registration.
+     */
+    public static DevicePluginFrontEnd devicePlugin(DevicePluginSettings settings, DevicePluginMetrics metrics,
+            Runnable beforeRegistering) {
+        return new DevicePluginFrontEnd(new BeforeFirstRegistration(
+                new GrpcKubelet(settings.socketDirectory(), settings.kubeletSocket(), metrics), beforeRegistering),
                 metrics, ConfiguredResourcePlanner::new, DeviceNodes.onHost());
     }
 

@@ -39,7 +39,7 @@ import java.util.function.Function;
  * @param dra          the DRA driver's, when it runs
  * @param description  the effective configuration as JSON, logged after "Running with config:"
  * @param warnings     accepted but suspicious settings, logged at WARN
- * @param releaseStartupPages whether a native plugin hands its start-up pages back once it serves
+ * @param releaseStartupPages whether a native plugin unmaps its start-up pages before it registers and hands them back once it serves
  *                     ({@code KGPU_RELEASE_STARTUP_PAGES}, {@link ExecutablePages})
  */
 public record PluginSettings(NodeSettings node, Optional<DevicePluginSettings> devicePlugin, Optional<DraSettings> dra,
