@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -128,22 +129,15 @@ class LaunchTest {
     void aSupervisorStartedUnderMainStopsOnSigtermAndTheEntryPointReturnsItsStatus() throws Exception {
         assertThat(IgnoredSignals.ignored(IgnoredSignals.SIGTERM)).as("this test JVM was started with SIGTERM ignored").isFalse();
         SupervisorTest.Recorder handler = new SupervisorTest.Recorder();
-        AtomicInteger status = new AtomicInteger(-1);
-        SignalHandler jvms = Signal.handle(new Signal("TERM"), SignalHandler.SIG_DFL);
-        Signal.handle(new Signal("TERM"), jvms);
-        try {
-            launch.main(new String[] {"30s"}, status::set, settings -> status.set(launch.run(new String[0], name -> null,
-                    launched -> {
-                        Supervisor<String, String> supervisor = Supervisor.builder(SupervisorTest.THREAD, handler)
-                                .start(launched.settings().interval());
-                        Signal.raise(new Signal("TERM")); // as the kubelet stops a container
-                        return supervisor.awaitExit();
-                    })));
-        } finally {
-            Signal.handle(new Signal("TERM"), jvms); // the test JVM's own SIGTERM behaviour again
-        }
 
-        assertThat(status).hasValue(0);
+        int status = runUnderMain(launched -> {
+            Supervisor<String, String> supervisor = Supervisor.builder(SupervisorTest.THREAD, handler)
+                    .start(launched.settings().interval());
+            Signal.raise(new Signal("TERM")); // as the kubelet stops a container
+            return supervisor.awaitExit();
+        });
+
+        assertThat(status).isZero();
         assertThat(handler.calls).containsExactly("start 30s", "stop Stopped");
     }
 
@@ -151,38 +145,29 @@ class LaunchTest {
     void aSigtermWhileTheHandlerStartsStopsItOnceItHasStartedAndTheEntryPointReturnsZero() throws Exception {
         assertThat(IgnoredSignals.ignored(IgnoredSignals.SIGTERM)).as("this test JVM was started with SIGTERM ignored").isFalse();
         SupervisorTest.Recorder handler = new SupervisorTest.Recorder();
-        AtomicInteger status = new AtomicInteger(-1);
-        SignalHandler jvms = Signal.handle(new Signal("TERM"), SignalHandler.SIG_DFL);
-        Signal.handle(new Signal("TERM"), jvms);
+        String jvms = sigtermHandler().toString();
         AtomicReference<String> whileStarting = new AtomicReference<>();
         handler.onStart = control -> {
             // whose SIGTERM it is while the handler starts (the signal is dispatched on another thread, so only this
             // tells, every time, whether a SIGTERM now would reach the agent or end the JVM with status 143)
-            SignalHandler now = Signal.handle(new Signal("TERM"), SignalHandler.SIG_DFL);
-            Signal.handle(new Signal("TERM"), now);
-            whileStarting.set(now.toString());
+            whileStarting.set(sigtermHandler().toString());
             // as the kubelet stops a container whose agent has served its socket but not yet returned from its start
             Signal.raise(new Signal("TERM"));
         };
-        try {
-            launch.main(new String[] {"30s"}, status::set, settings -> status.set(launch.run(new String[0], name -> null,
-                    launched -> Supervisor.builder(SupervisorTest.THREAD, handler)
-                            .start(launched.settings().interval())
-                            .awaitExit())));
-        } finally {
-            Signal.handle(new Signal("TERM"), jvms); // the test JVM's own SIGTERM behaviour again
-        }
+
+        int status = runUnderMain(launched -> Supervisor.builder(SupervisorTest.THREAD, handler)
+                .start(launched.settings().interval())
+                .awaitExit());
 
         // sun.misc.Signal wraps the handler anew at each call: the same handler prints the same
-        assertThat(whileStarting.get()).as("SIGTERM's handler while the agent starts").isNotEqualTo(jvms.toString());
-        assertThat(status).hasValue(0);
+        assertThat(whileStarting.get()).as("SIGTERM's handler while the agent starts").isNotEqualTo(jvms);
+        assertThat(status).isZero();
         assertThat(handler.calls).containsExactly("start 30s", "stop Stopped");
     }
 
     @Test
     void aSupervisorStartedWithoutMainLeavesSigtermAlone() {
-        SignalHandler before = Signal.handle(new Signal("TERM"), SignalHandler.SIG_DFL);
-        Signal.handle(new Signal("TERM"), before);
+        SignalHandler before = sigtermHandler();
         Supervisor<String, String> supervisor = Supervisor.builder(SupervisorTest.THREAD, new SupervisorTest.Recorder())
                 .start("v1");
         try {
@@ -192,5 +177,28 @@ class LaunchTest {
         } finally {
             supervisor.stop(SupervisorTest.WAIT);
         }
+    }
+
+    /**
+     * Runs {@code agent} as the entry point launches it (settings from {@code 30s}) and returns the status it exits
+     * with; SIGTERM's handler is the test JVM's own again afterwards.
+     */
+    private int runUnderMain(ToIntFunction<Launch.Launched<Settings>> agent) {
+        SignalHandler jvms = sigtermHandler();
+        AtomicInteger status = new AtomicInteger(-1);
+        try {
+            launch.main(new String[] {"30s"}, status::set,
+                    settings -> status.set(launch.run(new String[0], name -> null, agent)));
+        } finally {
+            Signal.handle(new Signal("TERM"), jvms);
+        }
+        return status.get();
+    }
+
+    /** SIGTERM's handler now: sun.misc.Signal tells it only by replacing it, so it is put straight back. */
+    private static SignalHandler sigtermHandler() {
+        SignalHandler now = Signal.handle(new Signal("TERM"), SignalHandler.SIG_DFL);
+        Signal.handle(new Signal("TERM"), now);
+        return now;
     }
 }
