@@ -120,7 +120,7 @@ public final class ExecutablePages {
      */
     public static void releaseStartupPages(boolean enabled, CachedRest rest) {
         Objects.requireNonNull(rest, "rest");
-        if (!"runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode"))) {
+        if (!inNativeExecutable()) {
             return;
         }
         if (!enabled) {
@@ -131,11 +131,11 @@ public final class ExecutablePages {
         }
         try {
             Path executable = Path.of("/proc/self/exe").toRealPath();
-            List<Mapping> mappings = mappings(Files.readString(Path.of("/proc/self/maps")), executable.toString());
-            long before = residentKiB(Files.readString(Path.of("/proc/self/status")));
+            List<Mapping> mappings = mappingsOf(executable);
+            long before = residentKiB();
             long advised = pageOut(mappings);
             boolean dropped = rest == CachedRest.DROPPED && dropUnmappedCache(executable);
-            long after = residentKiB(Files.readString(Path.of("/proc/self/status")));
+            long after = residentKiB();
             LOG.log(System.Logger.Level.INFO, "start-up done: {3}''s start-up pages handed back to the kernel, resident"
                     + " {0} MiB before and {1} MiB after ({2} MiB of mappings advised; the pages no process maps {4}"
                     + " the page cache)", before / 1024, after / 1024, advised >> 20, executable,
@@ -158,7 +158,7 @@ public final class ExecutablePages {
      * one DEBUG line); in a JVM nothing.
      */
     public static void unmapStartupPages(boolean enabled) {
-        if (!enabled || !"runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode"))) {
+        if (!enabled || !inNativeExecutable()) {
             return;
         }
         try {
@@ -167,11 +167,10 @@ public final class ExecutablePages {
                 return;
             }
             Path executable = Path.of("/proc/self/exe").toRealPath();
-            List<Mapping> readOnly = mappings(Files.readString(Path.of("/proc/self/maps")), executable.toString())
-                    .stream().filter(m -> !m.writable()).toList();
-            long before = residentKiB(Files.readString(Path.of("/proc/self/status")));
+            List<Mapping> readOnly = mappingsOf(executable).stream().filter(m -> !m.writable()).toList();
+            long before = residentKiB();
             Unmapped unmapped = unmap(readOnly, Path.of("/proc/self/pagemap"), pageSize);
-            long after = residentKiB(Files.readString(Path.of("/proc/self/status")));
+            long after = residentKiB();
             LOG.log(System.Logger.Level.INFO, "start-up: {3}''s start-up pages unmapped, still cached, resident {0} MiB"
                     + " before and {1} MiB after ({2} MiB of read-only mappings advised, {4} written pages kept)",
                     before / 1024, after / 1024, unmapped.advised() >> 20, executable, unmapped.kept());
@@ -237,6 +236,21 @@ public final class ExecutablePages {
             }
         }
         return runs;
+    }
+
+    /** Whether this runs as a native executable: a JVM's own mappings are the JDK's, not the agent's. */
+    private static boolean inNativeExecutable() {
+        return "runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode"));
+    }
+
+    /** This process's mappings of {@code executable}, from {@code /proc/self/maps}. */
+    private static List<Mapping> mappingsOf(Path executable) throws IOException {
+        return mappings(Files.readString(Path.of("/proc/self/maps")), executable.toString());
+    }
+
+    /** This process's resident size in KiB ({@code VmRSS}); -1 without one. */
+    private static long residentKiB() throws IOException {
+        return residentKiB(Files.readString(Path.of("/proc/self/status")));
     }
 
     /** {@code VmRSS} in KiB from the text of {@code /proc/<pid>/status}; -1 without one. */

@@ -64,11 +64,7 @@ class ExecutablePagesTest {
             try (Arena arena = Arena.ofConfined();
                  FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
                 MemorySegment mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, content.length, arena);
-                long sum = 0;
-                for (long offset = 0; offset < content.length; offset += PAGE) {
-                    sum += mapped.get(ValueLayout.JAVA_BYTE, offset);
-                }
-                assertThat(sum).isNotZero();
+                readEveryPage(mapped);
                 long before = residentKiB(path);
                 assertThat(before).as("resident after reading every page").isGreaterThanOrEqualTo(content.length / 1024 * 9 / 10);
 
@@ -103,9 +99,7 @@ class ExecutablePagesTest {
             try (Arena arena = Arena.ofConfined();
                  FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
                 MemorySegment mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, content.length, arena);
-                for (long offset = 0; offset < content.length; offset += PAGE) {
-                    mapped.get(ValueLayout.JAVA_BYTE, offset);
-                }
+                readEveryPage(mapped);
                 ExecutablePages.pageOut(ExecutablePages.mappings(Files.readString(Path.of("/proc/self/maps")), path));
                 long pagedOut = residentKiB(path);
 
@@ -197,11 +191,7 @@ class ExecutablePagesTest {
                 for (int page : writtenPages) {
                     mapped.set(ValueLayout.JAVA_BYTE, (long) page * PAGE + 1, (byte) (content[page * PAGE + 1] + 1));
                 }
-                long sum = 0;
-                for (long offset = 0; offset < content.length; offset += PAGE) {
-                    sum += mapped.get(ValueLayout.JAVA_BYTE, offset);
-                }
-                assertThat(sum).isNotZero();  // the reads are used, so none is left out
+                readEveryPage(mapped);
                 long before = residentKiB(path);
                 assertThat(before).as("resident after reading every page").isGreaterThanOrEqualTo(content.length / 1024 * 9 / 10);
 
@@ -255,6 +245,15 @@ class ExecutablePagesTest {
             channel.force(true);
         }
         return file;
+    }
+
+    /** Reads a byte of each page of {@code mapped}, so each is mapped; the bytes are used, so no read is left out. */
+    private static void readEveryPage(MemorySegment mapped) {
+        long sum = 0;
+        for (long offset = 0; offset < mapped.byteSize(); offset += PAGE) {
+            sum += mapped.get(ValueLayout.JAVA_BYTE, offset);
+        }
+        assertThat(sum).as("the sum of a byte of each page").isNotZero();
     }
 
     /** The resident KiB of this process's mapping of {@code path}, from {@code /proc/self/smaps}. */
