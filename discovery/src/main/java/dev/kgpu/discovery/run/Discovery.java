@@ -50,12 +50,11 @@ public class Discovery {
             FeatureDiscoveryConfig reloaded = launched.reload().get();
             logRunning(reloaded);
             return ConfigMapping.settings(reloaded);
-        }, clock, settings);
+        }, clock, settings,
+                // a daemon's first labels are out: a native executable's pages only its start read go back; not
+                // before, or the first pass would read its own pages back from disk, one at a time
+                () -> ExecutablePages.releaseStartupPages(config.releaseStartupPages(), ExecutablePages.CachedRest.DROPPED));
         supervisor = started;
-        if (!settings.oneshot()) {
-            // the first pass is done (start returns after it): a native executable's pages only its start read go back
-            ExecutablePages.releaseStartupPages(config.releaseStartupPages(), ExecutablePages.CachedRest.DROPPED);
-        }
         return started.awaitExit();
     }
 

@@ -51,26 +51,41 @@ public final class DiscoveryHandler implements Supervisor.Handler<DiscoverySetti
     private Backoff failureRetry;
     private Backoff nvmlRetry;
     private Supervisor.Timer next;
+    private Runnable afterFirstPublished;
 
-    public DiscoveryHandler(LabelingPass pass, PassStatus status) {
+    /**
+     * @param afterFirstPublished runs once, on the supervisor thread, right after the first pass that published (a
+     *                            daemon's only: a oneshot run ends there); the entry point hands a native executable's
+     *                            start-up pages back with it, once the first labels are out
+     */
+    public DiscoveryHandler(LabelingPass pass, PassStatus status, Runnable afterFirstPublished) {
         this.pass = Objects.requireNonNull(pass, "pass");
         this.status = Objects.requireNonNull(status, "status");
+        this.afterFirstPublished = Objects.requireNonNull(afterFirstPublished, "afterFirstPublished");
     }
 
     /**
      * Starts labelling with {@code settings}: the first pass runs at once.
      *
-     * @param reload reads the configuration again on SIGHUP; throws a {@code ConfigException} naming the bad
-     *               field, and discovery then keeps the configuration it has
-     * @param clock  the status's timestamps
+     * @param reload              reads the configuration again on SIGHUP; throws a {@code ConfigException} naming the
+     *                            bad field, and discovery then keeps the configuration it has
+     * @param clock               the status's timestamps
+     * @param afterFirstPublished runs once, right after a daemon's first published pass
      */
     public static Supervisor<DiscoverySettings, Due> start(LabelingPass pass, PassStatus status,
                                                            Supplier<DiscoverySettings> reload, InstantSource clock,
-                                                           DiscoverySettings settings) {
-        return Supervisor.builder(THREAD, new DiscoveryHandler(pass, status))
+                                                           DiscoverySettings settings, Runnable afterFirstPublished) {
+        return Supervisor.builder(THREAD, new DiscoveryHandler(pass, status, afterFirstPublished))
                 .reloads("the configuration in use", reload)
                 .clock(clock)
                 .start(settings);
+    }
+
+    /** Starts labelling with {@code settings}, with nothing to run after the first published pass. */
+    public static Supervisor<DiscoverySettings, Due> start(LabelingPass pass, PassStatus status,
+                                                           Supplier<DiscoverySettings> reload, InstantSource clock,
+                                                           DiscoverySettings settings) {
+        return start(pass, status, reload, clock, settings, () -> { });
     }
 
     @Override
@@ -159,6 +174,9 @@ public final class DiscoveryHandler implements Supervisor.Handler<DiscoverySetti
             nvmlRetry.reset();
             settings.sleepInterval().ifPresent(interval -> next = control.after(interval, Due.PASS));
         }
+        Runnable once = afterFirstPublished;
+        afterFirstPublished = () -> { };
+        once.run();
     }
 
     private void report(PassResult.Published published) {

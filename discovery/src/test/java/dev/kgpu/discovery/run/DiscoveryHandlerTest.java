@@ -16,7 +16,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -102,6 +104,45 @@ class DiscoveryHandlerTest {
         assertThat(sink.attempts()).isEqualTo(4);
         supervisor.stop(Duration.ofSeconds(10));
         assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).hasValue(0);
+    }
+
+    /**
+     * The step after the first published pass (a native daemon hands its start-up pages back there) runs once, after
+     * that pass's labels went out: not while the first pass runs, which would then read its pages back from disk, and
+     * not after a refused write or any later pass.
+     */
+    @Test
+    void theStepAfterTheFirstPublishedPassRunsOnceAfterItsLabelsWentOut() throws Exception {
+        ScriptedSink sink = new ScriptedSink(2);
+        List<Integer> attemptsAtTheStep = new CopyOnWriteArrayList<>();
+        DiscoverySettings daemon = settings(false, false, Optional.empty());
+        Supervisor<DiscoverySettings, DiscoveryHandler.Due> supervisor = DiscoveryHandler.start(
+                new LabelingPass(missingDriver(), s -> sink, CLOCK), new PassStatus(), () -> daemon, CLOCK, daemon,
+                () -> attemptsAtTheStep.add(sink.attempts()));
+
+        // two refused writes, then published; without NVML the passes go on with the fast backoff
+        assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(minimal());
+        assertThat(sink.published().poll(10, TimeUnit.SECONDS)).isEqualTo(minimal());
+        supervisor.reload();
+        await().atMost(Duration.ofSeconds(10)).until(() -> sink.attempts() >= 6);
+        supervisor.stop(Duration.ofSeconds(10));
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).hasValue(0);
+
+        assertThat(attemptsAtTheStep).containsExactly(3);
+    }
+
+    @Test
+    void aOneshotRunEndsWithoutTheStepAfterTheFirstPublishedPass() throws Exception {
+        ScriptedSink sink = new ScriptedSink(0);
+        AtomicInteger steps = new AtomicInteger();
+        DiscoverySettings oneshot = settings(false, true, Optional.of(Duration.ofSeconds(60)));
+        Supervisor<DiscoverySettings, DiscoveryHandler.Due> supervisor = DiscoveryHandler.start(
+                new LabelingPass(missingDriver(), s -> sink, CLOCK), new PassStatus(), () -> oneshot, CLOCK, oneshot,
+                steps::incrementAndGet);
+
+        assertThat(supervisor.awaitExit(Duration.ofSeconds(10))).hasValue(0);
+        assertThat(sink.published()).containsExactly(minimal());
+        assertThat(steps).hasValue(0);
     }
 
     @Test
