@@ -46,6 +46,9 @@ public class Discovery {
         logRunning(config);
         LabelingPass pass = new LabelingPass(() -> Nvml.open(config.nvml()), LabelingPass.Sinks.of(sinkFactory), clock);
         DiscoverySettings settings = ConfigMapping.settings(config);
+        // the start is done and the first pass comes next: a native executable unmaps what its start mapped, still
+        // cached, so the pass maps back only what it reads itself
+        ExecutablePages.unmapStartupPages(config.releaseStartupPages());
         Supervisor<DiscoverySettings, DiscoveryHandler.Due> started = DiscoveryHandler.start(pass, status, () -> {
             FeatureDiscoveryConfig reloaded = launched.reload().get();
             logRunning(reloaded);

@@ -52,7 +52,8 @@ import java.util.function.Function;
  *                     default {@code /sys})
  * @param nvml         where NVML is loaded from ({@code KGPU_NVML_LIBRARY}, {@code NVIDIA_DRIVER_ROOT})
  * @param warnings     accepted but suspicious settings, to log at WARN
- * @param releaseStartupPages whether a native daemon hands its start-up pages back after its first pass
+ * @param releaseStartupPages whether a native discovery unmaps its start-up pages before its first pass and a daemon
+ *                     hands them back after it
  *                     ({@code KGPU_RELEASE_STARTUP_PAGES}, {@link ExecutablePages})
  */
 public record FeatureDiscoveryConfig(

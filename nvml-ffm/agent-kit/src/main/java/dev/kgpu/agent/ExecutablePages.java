@@ -31,10 +31,9 @@ import java.util.Optional;
  * pages are reclaimed, as memory pressure would, and those the agent uses come back on their next read, one page at
  * a time ({@code MADV_RANDOM}: no read-ahead around them); the agent chooses whether the cached pages its start left
  * unmapped stay ({@link CachedRest}). Pages it wrote (anonymous copies) stay. An agent whose first answer someone
- * waits for (the plugin's registration) may first call {@link #unmapStartupPages} just before it: a cheap step that
- * only unmaps, so it answers at about the size it serves with instead of with its whole start mapped. Only in a
- * native executable (a JVM's
- * own mappings are the JDK's); a kernel older than 5.4 refuses the advice ({@code EINVAL}) and nothing changes.
+ * waits for (the plugin's registration, discovery's first labels) may first call {@link #unmapStartupPages} just
+ * before it: a cheap step that only unmaps, so it answers at about the size it serves with instead of with its whole
+ * start mapped. Only in a native executable (a JVM's own mappings are the JDK's); a kernel older than 5.4 refuses the advice ({@code EINVAL}) and nothing changes.
  * {@code KGPU_RELEASE_STARTUP_PAGES=false} ({@link #SETTING}, listed among each agent's settings) keeps them
  * resident. Stateless; any thread.
  */
@@ -42,7 +41,7 @@ public final class ExecutablePages {
 
     /**
      * {@code KGPU_RELEASE_STARTUP_PAGES}: whether a native agent hands its start-up pages back once it serves (and the
-     * plugin unmaps them before it registers).
+     * plugin unmaps them before it registers, discovery before its first pass).
      */
     public static final Setting<Boolean> SETTING = Setting.of(List.of(), List.of("KGPU_RELEASE_STARTUP_PAGES"),
             ValueType.bool(), true, "kgpu: a native agent hands the pages of its executable that only its start read"
