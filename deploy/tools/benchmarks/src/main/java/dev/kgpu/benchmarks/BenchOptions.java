@@ -64,6 +64,9 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
                                          then create <dir>/<agent>/app.aot in its image (with --jvm-options if given)
               --kgpu-rootfs=<dir>        the images as build-images assembles them, <dir>/<agent>/rootfs and
                                          <dir>/<agent>/image-config.json, instead of --kgpu-images (build-images' --train)
+              --discovery-sink=<sink>    where kgpu's discovery writes its labels: node, on the Node through the API
+                                         server, as its DaemonSet does (default); file, NFD's feature file, as NVIDIA's
+                                         GFD does here (--output-file), to weigh the two like for like
             """;
 
     private static final Setting<String> KGPU_IMAGES = flag("kgpu-images");
@@ -84,10 +87,11 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
     private static final Setting<String> NATIVE_OPTIONS = flag("native-options");
     private static final Setting<String> KGPU_ROOTFS = flag("kgpu-rootfs");
     private static final Setting<String> PAGE_CACHE = flag("page-cache");
+    private static final Setting<String> DISCOVERY_SINK = flag("discovery-sink");
     /** The options {@link #USAGE} lists, read by the agents' shared {@link CommandLine}. */
     private static final List<Setting<?>> FLAGS = List.of(KGPU_IMAGES, KGPU_JVM_IMAGES, NVIDIA_BIN, NVIDIA_VERSION, PROFILE, RUNS, SOAK,
             ALLOCATES, SCRAPES_PER_SECOND, WORK_DIR, JSON, ROOT, JVM_OPTIONS, AOT_CACHES, TRAIN, NATIVE_OPTIONS, KGPU_ROOTFS,
-            PAGE_CACHE);
+            PAGE_CACHE, DISCOVERY_SINK);
 
     private static Setting<String> flag(String name) {
         return Setting.of(List.of(name), List.of(), ValueType.string(), "", "the benchmark's --" + name + " (see USAGE)");
@@ -112,6 +116,7 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
         String nativeOptions = "";
         String rootfs = null;
         String pageCache = PageCache.UNPACKED.option();
+        String discoverySink = "node";
         List<String> problems = new ArrayList<>();
         CommandLine line = CommandLine.parse(args.toArray(String[]::new), FLAGS, "images-benchmark");
         for (CommandLine.Problem problem : line.problems()) {
@@ -139,6 +144,7 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
         nativeOptions = line.last(NATIVE_OPTIONS).orElse(nativeOptions);
         rootfs = line.last(KGPU_ROOTFS).orElse(rootfs);
         pageCache = line.last(PAGE_CACHE).orElse(pageCache);
+        discoverySink = line.last(DISCOVERY_SINK).orElse(discoverySink);
         int runCount = number("--runs", runs, 1, 100, problems);
         int soakSeconds = number("--soak", soak, 0, 86_400, problems);
         int allocateCount = number("--allocates", allocates, 1, 10_000_000, problems);
@@ -148,6 +154,9 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
             cacheState = PageCache.of(pageCache);
         } catch (IllegalArgumentException e) {
             problems.add(e.getMessage());
+        }
+        if (!discoverySink.equals("node") && !discoverySink.equals("file")) {
+            problems.add("--discovery-sink was '" + discoverySink + "' but it must be node or file");
         }
         if (profile.isBlank()) {
             problems.add("--profile was '' but it must name a mock profile, e.g. dgx-a100");
@@ -172,7 +181,7 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
         KgpuImages.Variant variant = new KgpuImages.Variant(
                 Optional.ofNullable(jvmOptions).map(p -> Path.of(p).toAbsolutePath()),
                 Optional.ofNullable(aotCaches).map(p -> Path.of(p).toAbsolutePath()),
-                Optional.ofNullable(train).map(p -> Path.of(p).toAbsolutePath()), runtimeOptions);
+                Optional.ofNullable(train).map(p -> Path.of(p).toAbsolutePath()), runtimeOptions, discoverySink.equals("file"));
         if (jvmImages != null && !java.nio.file.Files.isRegularFile(Path.of(jvmImages, "index.json"))) {
             throw new IllegalArgumentException("--kgpu-jvm-images was '" + jvmImages + "' but it is no OCI layout (no index.json)");
         }

@@ -43,16 +43,20 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
      *                   ({@code <agent>/app.aotconf}, {@code --train})
      * @param nativeOptions runtime options each native executable is started with before its own arguments
      *                   ({@code --native-options}, e.g. {@code -Xmn8m})
+     * @param discoveryFeatureFile discovery writes NFD's feature file, as NVIDIA's GFD does here, instead of the Node's
+     *                   labels its DaemonSet writes ({@code --discovery-sink=file})
      */
-    record Variant(Optional<Path> jvmOptions, Optional<Path> aotCaches, Optional<Path> training, List<String> nativeOptions) {
-        static final Variant NONE = new Variant(Optional.empty(), Optional.empty(), Optional.empty(), List.of());
+    record Variant(Optional<Path> jvmOptions, Optional<Path> aotCaches, Optional<Path> training, List<String> nativeOptions,
+                   boolean discoveryFeatureFile) {
+        static final Variant NONE = new Variant(Optional.empty(), Optional.empty(), Optional.empty(), List.of(), false);
 
         Variant {
             nativeOptions = List.copyOf(nativeOptions);
         }
 
         boolean any() {
-            return jvmOptions.isPresent() || aotCaches.isPresent() || training.isPresent() || !nativeOptions.isEmpty();
+            return jvmOptions.isPresent() || aotCaches.isPresent() || training.isPresent() || !nativeOptions.isEmpty()
+                    || discoveryFeatureFile;
         }
     }
 
@@ -159,6 +163,9 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
         if (!variant.nativeOptions().isEmpty()) {
             out.append("; native executables started with ").append(String.join(" ", variant.nativeOptions()));
         }
+        if (variant.discoveryFeatureFile()) {
+            out.append("; discovery writes NFD's feature file (--discovery-sink=file), not the Node's labels");
+        }
         return out.toString();
     }
 
@@ -174,7 +181,7 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
 
     @Override
     public boolean labelsOnNode() {
-        return true;
+        return !variant.discoveryFeatureFile();
     }
 
     @Override
@@ -191,6 +198,10 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
             case DISCOVERY_ONESHOT, DISCOVERY_DAEMON -> {
                 image = images.get("discovery");
                 env = daemonSet.of(Agent.DISCOVERY, port);  // labels on the Node through the API server
+                if (variant.discoveryFeatureFile()) {
+                    env.put("KGPU_LABEL_SINK", "file");
+                    env.put("GFD_OUTPUT_FILE", labelsFile.toString());
+                }
                 if (role == Role.DISCOVERY_ONESHOT) {
                     env.put("GFD_ONESHOT", "true");
                 } else {

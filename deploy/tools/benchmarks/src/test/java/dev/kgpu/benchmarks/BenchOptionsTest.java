@@ -28,13 +28,15 @@ class BenchOptionsTest {
 
     @Test
     void everyBadOptionIsNamedWithItsValueInOneLine() {
-        assertThatThrownBy(() -> BenchOptions.parse(List.of("--runs=0", "--soak=ten", "--bogus=1", "--profile=", "--page-cache=cold")))
+        assertThatThrownBy(() -> BenchOptions.parse(List.of("--runs=0", "--soak=ten", "--bogus=1", "--profile=", "--page-cache=cold",
+                "--discovery-sink=nfd")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage(String.join("\n",
                         "option was '--bogus=1' but it is not one of the benchmark's (--help lists them)",
                         "--runs was '0' but it must be a whole number from 1 to 100",
                         "--soak was 'ten' but it must be a whole number from 0 to 86400",
                         "--page-cache was 'cold' but it must be unpacked, read-in, evicted or as-left",
+                        "--discovery-sink was 'nfd' but it must be node or file",
                         "--profile was '' but it must name a mock profile, e.g. dgx-a100"));
     }
 
@@ -44,6 +46,17 @@ class BenchOptionsTest {
         assertThat(BenchOptions.parse(List.of("--page-cache=evicted")).pageCache()).isEqualTo(PageCache.EVICTED);
         assertThat(BenchOptions.parse(List.of("--page-cache=as-left")).pageCache()).isEqualTo(PageCache.AS_LEFT);
         assertThat(BenchOptions.USAGE).contains("--page-cache=<state>");
+    }
+
+    @Test
+    void discoveryWritesTheNodesLabelsUnlessAskedForTheFeatureFile() {
+        assertThat(BenchOptions.parse(List.of()).variant().discoveryFeatureFile()).isFalse();
+        BenchOptions featureFile = BenchOptions.parse(List.of("--discovery-sink=file"));
+        assertThat(featureFile.variant().discoveryFeatureFile()).isTrue();
+        assertThat(featureFile.variant().any()).isTrue();
+        assertThat(new KgpuImages(Path.of("/k"), Path.of("/k/oci"), java.util.Map.of(), featureFile.variant(), "kgpu")
+                .labelsOnNode()).isFalse();
+        assertThat(BenchOptions.parse(List.of("--discovery-sink=node")).variant().discoveryFeatureFile()).isFalse();
     }
 
     @Test
