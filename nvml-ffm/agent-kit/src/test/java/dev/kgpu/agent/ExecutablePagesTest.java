@@ -176,7 +176,6 @@ class ExecutablePagesTest {
     @Test
     void unmappingDropsTheFilesPagesAndKeepsThoseTheProcessWrote() throws IOException {
         int pages = 1024;
-        int pageSize = 4096;
         byte[] content = new byte[pages * PAGE];
         new Random(17).nextBytes(content);
         Path file = writtenFile(content, content.length);
@@ -197,7 +196,7 @@ class ExecutablePagesTest {
 
                 List<ExecutablePages.Mapping> mappings = ExecutablePages.mappings(Files.readString(Path.of("/proc/self/maps")), path);
                 assertThat(mappings).hasSize(1);
-                ExecutablePages.Unmapped unmapped = ExecutablePages.unmap(mappings, Path.of("/proc/self/pagemap"), pageSize);
+                ExecutablePages.Unmapped unmapped = ExecutablePages.unmap(mappings, Path.of("/proc/self/pagemap"), PAGE);
 
                 assertThat(unmapped.kept()).isEqualTo(writtenPages.length);
                 assertThat(unmapped.advised()).isEqualTo((long) (pages - writtenPages.length) * PAGE);
