@@ -44,7 +44,9 @@ import java.util.function.Predicate;
  *       (connected first, as the kubelet's is);</li>
  *   <li>discovery one-shot: exec → the labels file written (file sink / {@code --output-file}) → exit, peak RSS;</li>
  *   <li>discovery daemon: start → labels written, RSS;</li>
- *   <li>exporter: start → {@code /q/health/ready} UP (its first collection served), RSS.</li>
+ *   <li>exporter: start → {@code /q/health/ready} UP (its first collection served), RSS;</li>
+ *   <li>validator driver one-shot (kgpu's, when its image is there): exec → exited 0 with {@code driver-ready} written,
+ *       peak RSS.</li>
  * </ol>
  * Then the soak: every subject's plugin, discovery daemon and exporter started afresh and kept at work together for
  * {@code --soak} seconds (Allocates spread evenly, {@code --scrapes-per-second} of {@code /metrics}, discovery's own
@@ -215,7 +217,31 @@ public final class AgentBenchmark {
                         results.last(subject, Figure.EXPORTER_READY), mib(exporter.rssKib())));
             }
         }
+        if (subject.runs(Role.VALIDATOR_DRIVER)) {
+            Path verdict = node.layout().validations().resolve("driver-ready");
+            deleteIfExists(verdict);
+            try (AgentRun driver = start(subject, node, Role.VALIDATOR_DRIVER, run)) {
+                AgentRun.Exit exit = driver.awaitExit(TIMEOUT);
+                if (exit.status() != 0 || !Files.isRegularFile(verdict)) {
+                    throw new BenchmarkException(subject.name() + "'s validator driver one-shot exited " + exit.status()
+                            + (Files.isRegularFile(verdict) ? "" : " without writing " + verdict) + "; its log: "
+                            + log(subject, node, Role.VALIDATOR_DRIVER, run));
+                }
+                results.add(subject, Figure.VALIDATOR_DRIVER_EXIT, seconds(exit.after()));
+                results.add(subject, Figure.VALIDATOR_DRIVER_PEAK_RSS, exit.peakRssKib() / 1024.0);
+                driver.cpuMillis().ifPresent(ms -> results.add(subject, Figure.VALIDATOR_DRIVER_CPU, ms / 1000.0));
+                line.append(String.format(Locale.ROOT, " validator driver %.2f s %d MiB;", seconds(exit.after()), exit.peakRssKib() / 1024));
+            }
+        }
         out.println(line);
+    }
+
+    private static void deleteIfExists(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private AgentRun startDaemon(Subject subject, BenchNode node, int run) {

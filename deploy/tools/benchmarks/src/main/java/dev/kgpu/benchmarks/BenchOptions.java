@@ -34,7 +34,9 @@ record BenchOptions(Path root, Path kgpuImages, Optional<Path> kgpuJvmImages, Op
 
     static final String USAGE = """
             usage: images-benchmark [options]
-              --kgpu-images=<dir>        OCI layout with kgpu's images (default <root>/deploy/release/images/target/oci)
+              --kgpu-images=<dir>        OCI layout with kgpu's images (default <root>/deploy/release/images/target/oci):
+                                         the plugin's, discovery's and the exporter's; the validator's driver
+                                         one-shot is measured too when the layout holds its image
               --kgpu-jvm-images=<dir>    also measure the images of a second layout side by side, e.g. the JVM images
                                          (build-images --jvm --output <dir>/..) beside the native ones
               --nvidia-bin=<dir>         also measure NVIDIA's nvidia-device-plugin and gpu-feature-discovery in <dir>

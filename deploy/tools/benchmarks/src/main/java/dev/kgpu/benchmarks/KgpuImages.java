@@ -29,7 +29,9 @@ import java.util.concurrent.TimeUnit;
 record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Variant variant, String name) implements Subject {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final List<String> AGENTS = List.of("plugin", "discovery", "exporter");
+    private static final List<String> AGENTS = List.of("plugin", "discovery", "exporter", "validator");
+    /** Those measured only when the layout holds their image: the validator (its driver one-shot). */
+    private static final List<String> OPTIONAL_AGENTS = List.of("validator");
 
     /** The exporter's collection interval in its DaemonSet ({@code deploy/release/kubernetes/exporter.yaml}). */
     static final String EXPORTER_INTERVAL_MS = "15000";
@@ -81,7 +83,10 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
         }
     }
 
-    /** Unpacks the plugin's, discovery's and the exporter's images of {@code ociLayout} under {@code workDir}. */
+    /**
+     * Unpacks the plugin's, discovery's and the exporter's images of {@code ociLayout} under {@code workDir}, and the
+     * validator's when the layout holds one.
+     */
     static KgpuImages unpack(Path checkout, Path ociLayout, Path workDir, Variant variant) {
         JsonNode index = read(ociLayout.resolve("index.json"));
         try {
@@ -98,6 +103,9 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
                     matches.add(m);
                 }
             });
+            if (matches.isEmpty() && OPTIONAL_AGENTS.contains(agent)) {
+                continue;
+            }
             if (matches.size() != 1) {
                 throw new BenchmarkException("--kgpu-images was '" + ociLayout + "' but it holds " + matches.size()
                         + " images of the " + agent + " (refs " + agent + "-<version>), not one: build them with"
@@ -187,7 +195,7 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
     @Override
     public AgentRun.Launch launch(Role role, BenchNode node, int port, Path labelsFile) {
         AgentEnvironment daemonSet = new AgentEnvironment(node.nvmlLibrary(), node.profile(), node.nodeName(), "kgpu",
-                "none", "envvar", Optional.empty(), node.api().url(), node.layout(), ValidatorMode.DAEMON, false);
+                "none", "envvar", Optional.empty(), node.api().url(), node.layout(), ValidatorMode.ONESHOT, false);
         Map<String, String> env;
         Image image;
         switch (role) {
@@ -213,6 +221,13 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
                 env = daemonSet.of(Agent.EXPORTER, port);
                 // a training run collects every second, so its ten seconds of scrapes see ten collections
                 env.put("DCGM_EXPORTER_INTERVAL", variant.training().isPresent() ? "1000" : EXPORTER_INTERVAL_MS);
+            }
+            case VALIDATOR_DRIVER -> {
+                image = images.get("validator");
+                // as the DaemonSet's first init container runs it (deploy/release/kubernetes/validator.yaml)
+                env = daemonSet.of(Agent.VALIDATOR, port);
+                env.put("COMPONENT", "driver");
+                env.put("WITH_WAIT", "true");
             }
             default -> throw new IllegalArgumentException(role.toString());
         }
@@ -308,6 +323,7 @@ record KgpuImages(Path checkout, Path ociLayout, Map<String, Image> images, Vari
             case PLUGIN -> "plugin";
             case DISCOVERY_ONESHOT, DISCOVERY_DAEMON -> "discovery";
             case EXPORTER -> "exporter";
+            case VALIDATOR_DRIVER -> "validator";
         };
     }
 

@@ -42,7 +42,8 @@ record NvidiaAgents(Path bin, String version) implements Subject {
 
     @Override
     public boolean runs(Role role) {
-        return role != Role.EXPORTER;
+        // dcgm-exporter is not built here; gpu-operator's validator checks the driver with nvidia-smi, which no simulated node has
+        return role != Role.EXPORTER && role != Role.VALIDATOR_DRIVER;
     }
 
     @Override

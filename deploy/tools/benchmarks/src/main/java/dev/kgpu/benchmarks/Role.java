@@ -9,7 +9,9 @@ enum Role {
     /** Feature discovery as a daemon: labels written to a file, then a pass a minute. */
     DISCOVERY_DAEMON("discovery daemon"),
     /** The metrics exporter. */
-    EXPORTER("exporter");
+    EXPORTER("exporter"),
+    /** The validator's driver component run once, as gpu-operator's first init container runs it: a verdict, then exit. */
+    VALIDATOR_DRIVER("validator driver one-shot");
 
     private final String label;
 
