@@ -130,11 +130,11 @@ class PackagedPluginIT {
     @Test
     @Order(4)
     void countsWhatItDid() {
-        Await.until(() -> given().get("/q/metrics").asString().contains("kgpu_plugin_health_transitions_total{health=\"Healthy\"}"),
+        Await.until(() -> given().get("/q/metrics").asString().contains("kgpu_plugin_health_transitions_total{health=\"Healthy\"} 1.0"),
                 WAIT, "the recovery counted");
         given().get("/q/metrics").then().statusCode(200)
                 .body(containsString("kgpu_plugin_registrations_total"))
                 .body(containsString("kgpu_plugin_allocations_total"))
-                .body(containsString("kgpu_plugin_health_transitions_total"));
+                .body(containsString("kgpu_plugin_health_transitions_total{health=\"Unhealthy\"} 1.0"));
     }
 }

@@ -6,8 +6,15 @@ import dev.kgpu.plugin.health.HealthTransition;
 import dev.kgpu.plugin.node.NodeMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The plugin's counters, the node's and each front-end's, served at {@code /q/metrics}:
@@ -16,52 +23,115 @@ import jakarta.inject.Inject;
  * the DRA driver
  * {@code kgpu_plugin_dra_claims_total} (by operation and result), {@code kgpu_plugin_dra_resourceslice_syncs_total}
  * and {@code kgpu_plugin_dra_mps_daemon_restarts_total} (by result).
+ *
+ * <p>Every series a rule may watch exists at 0 before its first event, so that {@code increase()} and {@code rate()}
+ * count that event too (a series that first appears at 1 shows no increase): both health transitions from the start,
+ * a resource's registrations and allocations of either result from its first registration, and the DRA driver's
+ * counters from its first call of any of them (its first ResourceSlice sync, before any claim).
  */
 @ApplicationScoped
+@Startup
 public class MicrometerPluginMetrics implements NodeMetrics, DevicePluginMetrics, DraMetrics {
+
+    private static final List<Boolean> RESULTS = List.of(true, false);
+    private static final List<String> CLAIM_OPERATIONS = List.of("prepare", "unprepare");
 
     @Inject
     MeterRegistry registry;
 
+    private final Set<String> servedResources = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean draCounted = new AtomicBoolean();
+
+    @PostConstruct
+    void registerHealthTransitions() {
+        RESULTS.forEach(this::healthTransitions);
+    }
+
     @Override
     public void registration(String resource, boolean accepted) {
-        counter("kgpu.plugin.registrations", "Registrations with the kubelet", resource, accepted).increment();
+        served(resource);
+        registrations(resource, accepted).increment();
     }
 
     @Override
     public void allocation(String resource, boolean allocated) {
-        counter("kgpu.plugin.allocations", "Allocate calls answered, per container", resource, allocated).increment();
+        served(resource);
+        allocations(resource, allocated).increment();
     }
 
     @Override
     public void healthTransition(HealthTransition transition) {
-        Counter.builder("kgpu.plugin.health.transitions")
-                .description("Devices that changed health")
-                .tag("health", transition.healthy() ? "Healthy" : "Unhealthy")
-                .register(registry)
-                .increment();
+        healthTransitions(transition.healthy()).increment();
     }
 
     @Override
     public void claim(String operation, boolean success) {
-        Counter.builder("kgpu.plugin.dra.claims")
-                .description("DRA claims answered by NodePrepareResources (prepare) and NodeUnprepareResources (unprepare)")
-                .tag("operation", operation)
-                .tag("result", success ? "success" : "failure")
-                .register(registry)
-                .increment();
+        draCounting();
+        claims(operation, success).increment();
     }
 
     @Override
     public void resourceSlicesPublished(boolean success) {
-        outcomes("kgpu.plugin.dra.resourceslice.syncs", "Syncs of the node's ResourceSlices with the devices offered", success)
-                .increment();
+        draCounting();
+        resourceSliceSyncs(success).increment();
     }
 
     @Override
     public void mpsDaemonRestarted(boolean success) {
-        outcomes("kgpu.plugin.dra.mps.daemon.restarts", "Restarts of MPS claims' control daemons found stopped", success)
-                .increment();
+        draCounting();
+        mpsDaemonRestarts(success).increment();
+    }
+
+    /** A resource's first count: both results of its registrations and allocations, at 0 until counted. */
+    private void served(String resource) {
+        if (servedResources.add(resource)) {
+            for (boolean result : RESULTS) {
+                registrations(resource, result);
+                allocations(resource, result);
+            }
+        }
+    }
+
+    /** The DRA driver's first count: every series of its counters, at 0 until counted. */
+    private void draCounting() {
+        if (draCounted.compareAndSet(false, true)) {
+            for (boolean result : RESULTS) {
+                CLAIM_OPERATIONS.forEach(operation -> claims(operation, result));
+                resourceSliceSyncs(result);
+                mpsDaemonRestarts(result);
+            }
+        }
+    }
+
+    private Counter registrations(String resource, boolean accepted) {
+        return counter("kgpu.plugin.registrations", "Registrations with the kubelet", resource, accepted);
+    }
+
+    private Counter allocations(String resource, boolean allocated) {
+        return counter("kgpu.plugin.allocations", "Allocate calls answered, per container", resource, allocated);
+    }
+
+    private Counter healthTransitions(boolean healthy) {
+        return Counter.builder("kgpu.plugin.health.transitions")
+                .description("Devices that changed health")
+                .tag("health", healthy ? "Healthy" : "Unhealthy")
+                .register(registry);
+    }
+
+    private Counter claims(String operation, boolean success) {
+        return Counter.builder("kgpu.plugin.dra.claims")
+                .description("DRA claims answered by NodePrepareResources (prepare) and NodeUnprepareResources (unprepare)")
+                .tag("operation", operation)
+                .tag("result", success ? "success" : "failure")
+                .register(registry);
+    }
+
+    private Counter resourceSliceSyncs(boolean success) {
+        return outcomes("kgpu.plugin.dra.resourceslice.syncs", "Syncs of the node's ResourceSlices with the devices offered", success);
+    }
+
+    private Counter mpsDaemonRestarts(boolean success) {
+        return outcomes("kgpu.plugin.dra.mps.daemon.restarts", "Restarts of MPS claims' control daemons found stopped", success);
     }
 
     private Counter counter(String name, String description, String resource, boolean success) {

@@ -81,7 +81,10 @@ class PluginApplicationTest {
         kubelet.awaitResource("nvidia.com/gpu", r -> r.allocatable() == 1, Duration.ofSeconds(20));
         until(() -> status("/q/health/ready") == 200, "readiness");
         given().when().get("/q/metrics").then().statusCode(200)
-                .body(containsString("kgpu_plugin_registrations_total{resource=\"nvidia.com/gpu\",result=\"success\"}"));
+                .body(containsString("kgpu_plugin_registrations_total{resource=\"nvidia.com/gpu\",result=\"success\"}"))
+                // at 0 before the first failure or transition, so that increase() counts it
+                .body(containsString("kgpu_plugin_allocations_total{resource=\"nvidia.com/gpu\",result=\"failure\"} 0.0"))
+                .body(containsString("kgpu_plugin_health_transitions_total{health=\"Unhealthy\"} 0.0"));
     }
 
     @Test
