@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 @Startup
 public class MicrometerPluginMetrics implements NodeMetrics, DevicePluginMetrics, DraMetrics {
 
-    private static final List<Boolean> RESULTS = List.of(true, false);
+    /** Both values of a two-valued tag: success and failure, Healthy and Unhealthy. */
+    private static final List<Boolean> BOTH = List.of(true, false);
     private static final List<String> CLAIM_OPERATIONS = List.of("prepare", "unprepare");
 
     @Inject
@@ -44,7 +45,7 @@ public class MicrometerPluginMetrics implements NodeMetrics, DevicePluginMetrics
 
     @PostConstruct
     void registerHealthTransitions() {
-        RESULTS.forEach(this::healthTransitions);
+        BOTH.forEach(this::healthTransitions);
     }
 
     @Override
@@ -85,7 +86,7 @@ public class MicrometerPluginMetrics implements NodeMetrics, DevicePluginMetrics
     /** A resource's first count: both results of its registrations and allocations, at 0 until counted. */
     private void served(String resource) {
         if (servedResources.add(resource)) {
-            for (boolean result : RESULTS) {
+            for (boolean result : BOTH) {
                 registrations(resource, result);
                 allocations(resource, result);
             }
@@ -95,7 +96,7 @@ public class MicrometerPluginMetrics implements NodeMetrics, DevicePluginMetrics
     /** The DRA driver's first count: every series of its counters, at 0 until counted. */
     private void draCounting() {
         if (draCounted.compareAndSet(false, true)) {
-            for (boolean result : RESULTS) {
+            for (boolean result : BOTH) {
                 CLAIM_OPERATIONS.forEach(operation -> claims(operation, result));
                 resourceSliceSyncs(result);
                 mpsDaemonRestarts(result);
