@@ -218,8 +218,7 @@ public final class AgentBenchmark {
             }
         }
         if (subject.runs(Role.VALIDATOR_DRIVER)) {
-            Path verdict = node.layout().validations().resolve("driver-ready");
-            deleteIfExists(verdict);
+            Path verdict = node.freshDriverVerdict();
             try (AgentRun driver = start(subject, node, Role.VALIDATOR_DRIVER, run)) {
                 AgentRun.Exit exit = driver.awaitExit(TIMEOUT);
                 if (exit.status() != 0 || !Files.isRegularFile(verdict)) {
@@ -234,14 +233,6 @@ public final class AgentBenchmark {
             }
         }
         out.println(line);
-    }
-
-    private static void deleteIfExists(Path file) {
-        try {
-            Files.deleteIfExists(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private AgentRun startDaemon(Subject subject, BenchNode node, int run) {

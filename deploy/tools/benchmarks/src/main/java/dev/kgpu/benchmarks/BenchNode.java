@@ -112,6 +112,17 @@ record BenchNode(NodeLayout layout, String profile, Path profilesDir, String nod
         return file;
     }
 
+    /** Where the validator's driver component writes its verdict ({@code driver-ready}), removed so that a run writes it anew. */
+    Path freshDriverVerdict() {
+        Path file = layout.validations().resolve("driver-ready");
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return file;
+    }
+
     /** Appends an XID line to the mock's events file and returns when it was written. */
     Instant injectXid(String uuid, int xid) {
         try {
