@@ -33,7 +33,8 @@ import java.util.Optional;
  * unmapped stay ({@link CachedRest}). Pages it wrote (anonymous copies) stay. An agent whose first answer someone
  * waits for (the plugin's registration, discovery's first labels) may first call {@link #unmapStartupPages} just
  * before it: a cheap step that only unmaps, so it answers at about the size it serves with instead of with its whole
- * start mapped. Only in a native executable (a JVM's own mappings are the JDK's); a kernel older than 5.4 refuses the advice ({@code EINVAL}) and nothing changes.
+ * start mapped. Only in a native executable (a JVM's own mappings are the JDK's); a kernel older than 5.4 refuses
+ * the advice ({@code EINVAL}) and nothing changes.
  * {@code KGPU_RELEASE_STARTUP_PAGES=false} ({@link #SETTING}, listed among each agent's settings) keeps them
  * resident. Stateless; any thread.
  */
